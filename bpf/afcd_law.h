@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * afcd_law.h - the decision logic of AFCD/FaLL as pure arithmetic: the EDT
+ * virtual queue, the CoDel control law, the per-flow target delay and the
+ * fair-share estimators. No helpers, no maps, no loops without a constant
+ * bound: the same code is compiled into the BPF program (where it runs
+ * under the queue's bpf_spin_lock, so everything is always_inline) and
+ * into host unit tests (tests/unit/test_law.c).
+ *
+ * Times are u64 CLOCK_MONOTONIC nanoseconds. "samples" are shadow-buffer
+ * slots. Q16 is unsigned fixed point with 16 fractional bits (1.0 = 65536).
+ */
+#ifndef AFCD_LAW_H
+#define AFCD_LAW_H
+
+#include "afcd_maps.h"
+
+#ifndef AFCD_INLINE
+#define AFCD_INLINE static inline __attribute__((always_inline))
+#endif
+
+#define AFCD_NSEC_PER_SEC   1000000000ULL
+#define AFCD_Q16_ONE        65536ULL
+/* target_i of a flow that is never AQM-dropped (m_i < m_fair or m_i = 0). */
+#define AFCD_TARGET_INF     (~0ULL)
+#define AFCD_REC_INV_SQRT_ONE 0xffffu            /* ~1.0 in Q0.16 */
+
+/* a >= b on a clock that may be compared across small reorderings. */
+AFCD_INLINE int afcd_time_after_eq(__u64 a, __u64 b)
+{
+	return (__s64)(a - b) >= 0;
+}
+
+/* ---- EDT virtual queue (ALGORITHM.md sec. 2) --------------------------- */
+
+/* Transmission time of len bytes at rate_bps, ns: len * 8e9 / rate,
+ * floored. len is clamped to AFCD_LEN_MAX so len * 8e9 < 2^63.
+ * rate_bps must be non-zero (the caller checks; returns 0 if it is). */
+AFCD_INLINE __u64 afcd_tx_ns(__u32 len, __u64 rate_bps)
+{
+	if (!rate_bps)
+		return 0;
+	if (len > AFCD_LEN_MAX)
+		len = AFCD_LEN_MAX;
+	return (__u64)len * (8 * AFCD_NSEC_PER_SEC) / rate_bps;
+}
+
+struct afcd_edt {
+	__u64 t_dep_ns;   /* departure time: max(now, t_last) + tx */
+	__u64 sojourn_ns; /* predicted time in queue: t_dep - now */
+	__u64 backlog_ns; /* work queued ahead of this packet: max(now, t_last) - now */
+};
+
+/* Schedule one packet on the virtual FIFO. Pure: the caller commits
+ * t_last = t_dep only if the packet is admitted. */
+AFCD_INLINE void afcd_edt_schedule(__u64 now, __u64 t_last, __u64 tx_ns,
+				   struct afcd_edt *e)
+{
+	__u64 start = afcd_time_after_eq(t_last, now) ? t_last : now;
+
+	e->backlog_ns = start - now;
+	e->t_dep_ns = start + tx_ns;
+	e->sojourn_ns = e->t_dep_ns - now;
+}
+
+/* ---- CoDel (RFC 8289 sec. 5; include/net/codel.h) ----------------------- */
+
+/* One Newton-Raphson step towards rec_inv_sqrt = 1/sqrt(count):
+ *   x' = x * (3 - count * x^2) / 2
+ * computed in Q0.32 as codel.h does, stored back as Q0.16. Converges
+ * quadratically as count grows by one per drop. */
+AFCD_INLINE void afcd_codel_newton_step(struct afcd_codel_vars *cv)
+{
+	__u32 invsqrt = ((__u32)cv->rec_inv_sqrt) << 16;           /* Q0.32 */
+	__u32 invsqrt2 = (__u32)(((__u64)invsqrt * invsqrt) >> 32); /* x^2, Q0.32 */
+	__u64 val = (3ULL << 32) - ((__u64)cv->count * invsqrt2);  /* 3 - c x^2, Q32.32 */
+
+	val >>= 2;                                 /* keep the product in 64 bits */
+	val = (val * invsqrt) >> (32 - 2 + 1);     /* * x / 2, back to Q0.32 */
+	cv->rec_inv_sqrt = (__u16)(val >> 16);
+}
+
+/* Next drop time: t + interval / sqrt(count) = t + interval * rec_inv_sqrt.
+ * interval_ns <= AFCD_INTERVAL_MAX_NS, so the product fits in 64 bits.
+ * Note the precedence: the scaled interval is added to t, not t scaled. */
+AFCD_INLINE __u64 afcd_codel_control_law(__u64 t, __u64 interval_ns, __u16 rec_inv_sqrt)
+{
+	return t + ((interval_ns * rec_inv_sqrt) >> 16);
+}
+
+/* RFC 8289 codel_should_drop on one (packet, state) pair, driven by the
+ * EDT clock: now is the packet's departure time t_dep (its dequeue time in
+ * the FIFO) and sojourn its predicted sojourn.
+ *   - below target, or no more than one maximal packet queued ahead of it
+ *     (backlog_ns <= maxpacket_tx_ns): the window resets;
+ *   - first time above: the window opens, ending at now + interval;
+ *   - otherwise: ok to drop once the window has ended.
+ * *first_above_ns is 0 while below target. Returns 1 when ok to drop. */
+AFCD_INLINE int afcd_codel_should_drop(__u64 *first_above_ns, __u64 now,
+				       __u64 sojourn_ns, __u64 backlog_ns,
+				       __u64 target_ns, __u64 interval_ns,
+				       __u64 maxpacket_tx_ns)
+{
+	if (sojourn_ns < target_ns || backlog_ns <= maxpacket_tx_ns) {
+		*first_above_ns = 0;
+		return 0;
+	}
+	if (*first_above_ns == 0) {
+		*first_above_ns = (now + interval_ns) | 1; /* never 0 */
+		return 0;
+	}
+	return afcd_time_after_eq(now, *first_above_ns);
+}
+
+/* The CoDel dropping state machine (RFC 8289 codel_dequeue, one packet at
+ * a time: the decision is taken for the arriving packet at enqueue).
+ * ok_to_drop comes from afcd_codel_should_drop (and, for FaLL, gate 1).
+ * Returns 1 if this packet must be dropped or CE-marked; the state
+ * advances identically in both cases. */
+AFCD_INLINE int afcd_codel_decide(struct afcd_codel_vars *cv, int ok_to_drop,
+				  __u64 now, __u64 interval_ns)
+{
+	if (cv->dropping) {
+		if (!ok_to_drop) {
+			cv->dropping = 0;         /* sojourn went below target */
+			return 0;
+		}
+		if (!afcd_time_after_eq(now, cv->drop_next_ns))
+			return 0;
+		cv->count++;
+		afcd_codel_newton_step(cv);
+		cv->drop_next_ns = afcd_codel_control_law(cv->drop_next_ns, interval_ns,
+							  cv->rec_inv_sqrt);
+		return 1;
+	}
+	if (!ok_to_drop)
+		return 0;
+
+	/* Enter the dropping state. If we were dropping recently, resume
+	 * near the drop rate that controlled the queue then (codel.h). */
+	cv->dropping = 1;
+	{
+		__u32 delta = cv->count - cv->lastcount;
+
+		if (delta > 1 && (__s64)(now - cv->drop_next_ns) < (__s64)(16 * interval_ns)) {
+			cv->count = delta;
+			afcd_codel_newton_step(cv);
+		} else {
+			cv->count = 1;
+			cv->rec_inv_sqrt = AFCD_REC_INV_SQRT_ONE;
+		}
+	}
+	cv->lastcount = cv->count;
+	cv->drop_next_ns = afcd_codel_control_law(now, interval_ns, cv->rec_inv_sqrt);
+	return 1;
+}
+
+/* CoDel on an empty queue: leave the dropping state and close the window
+ * (codel_dequeue when the queue is empty). count/lastcount are kept for
+ * the resume heuristic above. */
+AFCD_INLINE void afcd_codel_reset_empty(struct afcd_codel_vars *cv, __u64 *first_above_ns)
+{
+	cv->dropping = 0;
+	*first_above_ns = 0;
+}
+
+/* ---- Fairness (AFD; dissertation eq. 3.4-3.5, 3.14, 4.16) -------------- */
+
+/* m_fair / m_i in Q31 for m_fair <= m_i (the only case the law powers:
+ * below fair share a flow is never dropped), clamped to [1/64, 1]. */
+#define AFCD_Q31_ONE        (1ULL << 31)
+#define AFCD_RATIO_MIN_Q31  (AFCD_Q31_ONE / 64)
+AFCD_INLINE __u64 afcd_ratio_q31(__u32 m_fair, __u32 m_i)
+{
+	__u64 r;
+
+	if (m_i == 0 || m_fair >= m_i)
+		return AFCD_Q31_ONE;
+	r = ((__u64)m_fair << 31) / m_i;
+	return r < AFCD_RATIO_MIN_Q31 ? AFCD_RATIO_MIN_Q31 : r;
+}
+
+/* r^k in Q31 for r in [1/64, 1] (Q31) and k in 1..4 (k outside is taken
+ * as 3). Products stay below 2^62; the smallest result, 2^-24, is 128. */
+AFCD_INLINE __u64 afcd_pow_q31(__u64 r, __u32 k)
+{
+	__u64 p = r;
+
+	if (k < 1 || k > AFCD_EXPONENT_MAX)
+		k = AFCD_DEF_EXPONENT;
+	if (k >= 2)
+		p = (p * r) >> 31;
+	if (k >= 3)
+		p = (p * r) >> 31;
+	if (k >= 4)
+		p = (p * r) >> 31;
+	return p;
+}
+
+/* Per-flow target delay (eq. 3.14 / 4.16):
+ *   target_i = target * (m_fair / m_i)^k, clamped to [0, horizon].
+ * Flows with m_i < m_fair (including unsampled flows, m_i = 0) are never
+ * AQM-dropped (sec. 3.3.3): AFCD_TARGET_INF. Otherwise the ratio is at
+ * most 1, clamped below at 1/64. target_ns is capped at 2^34 ns; the
+ * product is split so that every partial product fits in 64 bits. */
+AFCD_INLINE __u64 afcd_target_i_ns(__u64 target_ns, __u32 m_fair, __u32 m_i,
+				   __u32 k, __u64 horizon_ns)
+{
+	__u64 rk, t;
+
+	if (m_i == 0 || m_i < m_fair)
+		return AFCD_TARGET_INF;
+	if (target_ns > AFCD_TIME_MAX_NS)
+		target_ns = AFCD_TIME_MAX_NS;
+	rk = afcd_pow_q31(afcd_ratio_q31(m_fair, m_i), k);        /* <= 2^31 */
+	t = (((target_ns >> 16) * rk) >> 15) +                    /* high part */
+	    (((target_ns & 0xffff) * rk) >> 31);                  /* low part */
+	return t > horizon_ns ? horizon_ns : t;
+}
+
+/* AFD drop probability (1 - m_fair/m_i)+ in Q16 (Pan et al., eq. 2). */
+AFCD_INLINE __u32 afcd_afd_drop_q16(__u32 m_fair, __u32 m_i)
+{
+	__u64 r;
+
+	if (m_i == 0 || m_i <= m_fair)
+		return 0;
+	r = ((__u64)m_fair << 16) / m_i; /* < 1.0 here */
+	return (__u32)(AFCD_Q16_ONE - r);
+}
+
+/* Byte-weighted sampling (ALGORITHM.md sec. 3): true with probability
+ * min(1, len / sample_bytes), for rand uniform on [0, 2^32). */
+AFCD_INLINE int afcd_sample_hit(__u32 rand, __u32 len, __u64 sample_bytes)
+{
+	if (sample_bytes <= len)
+		return 1;
+	return (__u64)rand * sample_bytes < ((__u64)len << 32);
+}
+
+/* Datapath fallback fair share when the loader is absent (sec. 3):
+ * sb_size / N samples, at least 1; sb_size when no flow is sampled. */
+AFCD_INLINE __u32 afcd_m_fair_fallback(__u32 sb_size, __s32 n)
+{
+	__u32 m;
+
+	if (n <= 0)
+		return sb_size;
+	m = sb_size / (__u32)n;
+	return m ? m : 1;
+}
+
+/* floor(sqrt(x)) (may be one above for x = s^2 - 1) for 1 <= x < 2^62:
+ * Newton's iteration x' = (x + a/x) / 2 from above, a fixed number of
+ * times and without data-dependent branches, so the verifier walks one
+ * path. 40 steps cover the halving phase from 2^62 plus the quadratic
+ * phase. x = 0 returns 0. */
+AFCD_INLINE __u64 afcd_isqrt64(__u64 a)
+{
+	__u64 x = a;
+	int i;
+
+	if (!a)
+		return 0;
+	if (x > (1ULL << 32))
+		x = 1ULL << 32;     /* sqrt(2^62) < 2^32: start just above */
+	for (i = 0; i < 40; i++)
+		x = (x + a / x) >> 1;
+	return x;
+}
+
+/* FaLL efficiency module (eq. 4.5-4.6, after Appenzeller's C*RTT/sqrt(N)):
+ *   global_target = RTT / sqrt(N), clamped to [lo_ns, hi_ns]
+ * with lo = 2 tx(MTU) and hi = interval. N <= 0 is taken as 1, N above
+ * 2^13 as 2^13 (N <= sb_size <= 4096 in practice). Computed as
+ * RTT * 2^24 / sqrt(N * 2^48) for 2^-24 relative precision; rtt_ns <= 2^34
+ * keeps RTT * 2^24 below 2^58. */
+AFCD_INLINE __u64 afcd_fall_global_target_ns(__u64 rtt_ns, __s32 n,
+					     __u64 lo_ns, __u64 hi_ns)
+{
+	__u64 s, gt;
+
+	if (n <= 0)
+		n = 1;
+	if (n > (1 << 13))
+		n = 1 << 13;
+	if (rtt_ns > AFCD_TIME_MAX_NS)
+		rtt_ns = AFCD_TIME_MAX_NS;
+	s = afcd_isqrt64((__u64)(__u32)n << 48); /* sqrt(N) in Q24, >= 2^24 */
+	gt = (rtt_ns << 24) / s;
+	if (gt > hi_ns)
+		gt = hi_ns;
+	if (gt < lo_ns)
+		gt = lo_ns;
+	return gt;
+}
+
+/* Queue length in milli-samples for a backlog of backlog_ns at rate_bps:
+ * bytes = backlog * rate / 8e9, samples = bytes / sample_bytes. Used by
+ * the AFD controller (loader). Saturates instead of overflowing. */
+AFCD_INLINE __s64 afcd_backlog_milli_samples(__u64 backlog_ns, __u64 rate_bps,
+					     __u64 sample_bytes)
+{
+	/* bytes * 1000 = backlog_ns * rate / 8e6; split to avoid overflow. */
+	__u64 bytes_milli;
+
+	if (!sample_bytes)
+		return 0;
+	if (backlog_ns > AFCD_TIME_MAX_NS)
+		backlog_ns = AFCD_TIME_MAX_NS;
+	/* backlog <= 2^34, rate <= 2^40: compute (backlog/1000) * rate / 8000 */
+	bytes_milli = (backlog_ns / 1000) * (rate_bps / 1000) / 8;
+	return (__s64)(bytes_milli / sample_bytes);
+}
+
+/* The AFD controller (dissertation eq. 3.4-3.5 and 4.2-4.3; AFD paper):
+ *   c <- c + alpha (Q_old - Q_target) - beta (Q - Q_target)
+ *   m_fair = clamp(sb_size / N + c, 1, sb_size)
+ * All Q and c are milli-samples; alpha, beta are *1000 (1700, 1800).
+ * c is bounded to +-sb_size samples against wind-up. Updates *ctrl_milli
+ * and returns m_fair in samples. */
+AFCD_INLINE __u32 afcd_afd_m_fair(__s64 *ctrl_milli, __s64 q_old_milli, __s64 q_milli,
+				  __s64 q_target_milli, __u32 alpha_milli,
+				  __u32 beta_milli, __u32 sb_size, __s32 n)
+{
+	__s64 c = *ctrl_milli;
+	__s64 lim = (__s64)sb_size * 1000;
+	__s64 m;
+
+	c += ((__s64)alpha_milli * (q_old_milli - q_target_milli)) / 1000;
+	c -= ((__s64)beta_milli * (q_milli - q_target_milli)) / 1000;
+	if (c > lim)
+		c = lim;
+	if (c < -lim)
+		c = -lim;
+	*ctrl_milli = c;
+	m = (__s64)afcd_m_fair_fallback(sb_size, n) + c / 1000;
+	if (m < 1)
+		m = 1;
+	if (m > (__s64)sb_size)
+		m = sb_size;
+	return (__u32)m;
+}
+
+#endif /* AFCD_LAW_H */

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * afcd_parse.h - packet parser: Ethernet, up to two VLAN tags (802.1Q,
+ * 802.1ad), IPv4 (options skipped, fragments detected) and IPv6 (up to
+ * AFCD_IPV6_EXT_MAX extension headers skipped, fragments detected), then
+ * the first four bytes of TCP/UDP/UDP-Lite/SCTP/DCCP for the ports.
+ *
+ * Works on [data, data_end) with explicit bounds checks before every read,
+ * so the same code satisfies the BPF verifier (direct packet access) and
+ * runs on the host over a plain buffer (tests/unit/test_law.c fuzzes it).
+ * It never writes to the packet.
+ */
+#ifndef AFCD_PARSE_H
+#define AFCD_PARSE_H
+
+#include "afcd_maps.h"
+
+#ifndef AFCD_INLINE
+#define AFCD_INLINE static inline __attribute__((always_inline))
+#endif
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define AFCD_BE16(x) ((__u16)__builtin_bswap16((__u16)(x)))
+#else
+#define AFCD_BE16(x) ((__u16)(x))
+#endif
+
+#define AFCD_ETH_HLEN        14
+#define AFCD_ETH_P_IP        0x0800
+#define AFCD_ETH_P_IPV6      0x86DD
+#define AFCD_ETH_P_8021Q     0x8100
+#define AFCD_ETH_P_8021AD    0x88A8
+#define AFCD_VLAN_MAX        2
+#define AFCD_IPV6_EXT_MAX    6
+
+#define AFCD_IPPROTO_HOPOPTS  0
+#define AFCD_IPPROTO_TCP      6
+#define AFCD_IPPROTO_UDP      17
+#define AFCD_IPPROTO_ROUTING  43
+#define AFCD_IPPROTO_FRAGMENT 44
+#define AFCD_IPPROTO_AH       51
+#define AFCD_IPPROTO_DSTOPTS  60
+#define AFCD_IPPROTO_DCCP     33
+#define AFCD_IPPROTO_SCTP     132
+#define AFCD_IPPROTO_UDPLITE  136
+
+enum afcd_parse_status {
+	AFCD_P_IP = 0,     /* key filled, eligible for the AQM */
+	AFCD_P_NON_IP,     /* not IPv4/IPv6 (ARP, LLDP, ...) */
+	AFCD_P_MALFORMED,  /* IP but truncated or inconsistent headers */
+};
+
+struct afcd_pkt {
+	struct afcd_flow_key key; /* ifindex left 0: the caller sets it */
+	__u16 l3_off;   /* offset of the IP header from data, bytes */
+	__u8  family;   /* 4 or 6, 0 when not IP */
+	__u8  ecn;      /* ECN field of the IP header: 0 Not-ECT, 1/2 ECT, 3 CE */
+	__u8  fragment; /* 1 for any IP fragment (ports are then 0) */
+	__u8  pad[3];
+};
+
+/* Parse [data, data_end). Returns enum afcd_parse_status; p is fully
+ * written in every case (zeroed fields where unknown). */
+AFCD_INLINE int afcd_parse(const void *data, const void *data_end, struct afcd_pkt *p)
+{
+	const __u8 *pos = (const __u8 *)data;
+	const __u8 *end = (const __u8 *)data_end;
+	__u16 proto;
+	__u8 l4 = 0;
+	int i;
+
+	__builtin_memset(p, 0, sizeof(*p));
+
+	if (pos + AFCD_ETH_HLEN > end)
+		return AFCD_P_NON_IP; /* runt frame: not even Ethernet */
+	proto = AFCD_BE16(*(const __u16 *)(pos + 12));
+	pos += AFCD_ETH_HLEN;
+
+#pragma unroll
+	for (i = 0; i < AFCD_VLAN_MAX; i++) {
+		if (proto != AFCD_ETH_P_8021Q && proto != AFCD_ETH_P_8021AD)
+			break;
+		if (pos + 4 > end)
+			return AFCD_P_NON_IP;
+		proto = AFCD_BE16(*(const __u16 *)(pos + 2));
+		pos += 4;
+	}
+
+	p->l3_off = (__u16)(pos - (const __u8 *)data);
+
+	if (proto == AFCD_ETH_P_IP) {
+		__u32 ihl;
+		__u16 frag;
+
+		p->family = 4;
+		if (pos + 20 > end)
+			return AFCD_P_MALFORMED;
+		if ((pos[0] >> 4) != 4)
+			return AFCD_P_MALFORMED;
+		ihl = (__u32)(pos[0] & 0x0f) * 4;
+		if (ihl < 20)
+			return AFCD_P_MALFORMED;
+		p->ecn = pos[1] & 3;
+		frag = AFCD_BE16(*(const __u16 *)(pos + 6));
+		l4 = pos[9];
+		p->key.proto = l4;
+		/* IPv4-mapped IPv6 (RFC 4291 2.5.5.2): 0:0:0:0:0:ffff:a.b.c.d */
+		((__u8 *)p->key.saddr)[10] = 0xff;
+		((__u8 *)p->key.saddr)[11] = 0xff;
+		((__u8 *)p->key.daddr)[10] = 0xff;
+		((__u8 *)p->key.daddr)[11] = 0xff;
+		p->key.saddr[3] = *(const __u32 *)(pos + 12);
+		p->key.daddr[3] = *(const __u32 *)(pos + 16);
+		if (frag & 0x3fff) { /* MF set or offset non-zero */
+			p->fragment = 1;
+			return AFCD_P_IP;
+		}
+		pos += ihl;
+	} else if (proto == AFCD_ETH_P_IPV6) {
+		p->family = 6;
+		if (pos + 40 > end)
+			return AFCD_P_MALFORMED;
+		if ((pos[0] >> 4) != 6)
+			return AFCD_P_MALFORMED;
+		p->ecn = (pos[1] >> 4) & 3;
+		l4 = pos[6];
+		__builtin_memcpy(p->key.saddr, pos + 8, 16);
+		__builtin_memcpy(p->key.daddr, pos + 24, 16);
+		pos += 40;
+
+#pragma unroll
+		for (i = 0; i < AFCD_IPV6_EXT_MAX; i++) {
+			if (l4 == AFCD_IPPROTO_HOPOPTS || l4 == AFCD_IPPROTO_ROUTING ||
+			    l4 == AFCD_IPPROTO_DSTOPTS) {
+				if (pos + 8 > end)
+					return AFCD_P_MALFORMED;
+				l4 = pos[0];
+				pos += ((__u32)pos[1] + 1) * 8;
+			} else if (l4 == AFCD_IPPROTO_AH) {
+				if (pos + 8 > end)
+					return AFCD_P_MALFORMED;
+				l4 = pos[0];
+				pos += ((__u32)pos[1] + 2) * 4;
+			} else if (l4 == AFCD_IPPROTO_FRAGMENT) {
+				if (pos + 8 > end)
+					return AFCD_P_MALFORMED;
+				l4 = pos[0];
+				/* offset (13 bits) or M flag: a fragment */
+				if (AFCD_BE16(*(const __u16 *)(pos + 2)) & 0xfff9) {
+					p->key.proto = l4;
+					p->fragment = 1;
+					return AFCD_P_IP;
+				}
+				pos += 8; /* atomic fragment: keep parsing */
+			} else {
+				break;
+			}
+		}
+		p->key.proto = l4;
+		if (l4 == AFCD_IPPROTO_HOPOPTS || l4 == AFCD_IPPROTO_ROUTING ||
+		    l4 == AFCD_IPPROTO_DSTOPTS || l4 == AFCD_IPPROTO_AH ||
+		    l4 == AFCD_IPPROTO_FRAGMENT)
+			return AFCD_P_MALFORMED; /* chain longer than we follow */
+	} else {
+		return AFCD_P_NON_IP;
+	}
+
+	if (l4 == AFCD_IPPROTO_TCP || l4 == AFCD_IPPROTO_UDP ||
+	    l4 == AFCD_IPPROTO_UDPLITE || l4 == AFCD_IPPROTO_SCTP ||
+	    l4 == AFCD_IPPROTO_DCCP) {
+		if (pos + 4 > end)
+			return AFCD_P_MALFORMED;
+		p->key.sport = *(const __u16 *)pos;
+		p->key.dport = *(const __u16 *)(pos + 2);
+	}
+	return AFCD_P_IP;
+}
+
+#endif /* AFCD_PARSE_H */

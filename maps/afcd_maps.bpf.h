@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * afcd_maps.bpf.h - BTF map definitions of the datapath (BPF side only).
+ * Types, names, units and semantics are documented in afcd_maps.h; this
+ * file only instantiates them. Every map is pinned by name (iproute2 and
+ * the loader pin under AFCD_PIN_DIR) so that hand-attached programs, the
+ * loader and the tools share one set of maps. State inside is keyed by
+ * ifindex, so interfaces never share a queue, shadow buffer or flow.
+ */
+#ifndef AFCD_MAPS_BPF_H
+#define AFCD_MAPS_BPF_H
+
+#include "afcd_maps.h"
+
+/* Config per interface (key 0: default). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AFCD_MAX_IFACES + 1);
+	__type(key, __u32);
+	__type(value, struct afcd_config);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} afcd_cfg SEC(".maps");
+
+/* Loader estimates per interface (m_fair, N, global target, heartbeat). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AFCD_MAX_IFACES);
+	__type(key, __u32);
+	__type(value, struct afcd_est);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} afcd_est SEC(".maps");
+
+/* Virtual queue, whole-queue CoDel state and counters per interface. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AFCD_MAX_IFACES);
+	__type(key, __u32);
+	__type(value, struct afcd_queue);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} afcd_queue SEC(".maps");
+
+/* Per-flow state, LRU-bounded. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, AFCD_FLOWS_MAX);
+	__type(key, struct afcd_flow_key);
+	__type(value, struct afcd_flow);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} afcd_flows SEC(".maps");
+
+/* Shadow buffer ring per interface. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AFCD_MAX_IFACES);
+	__type(key, __u32);
+	__type(value, struct afcd_sb_ring);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} afcd_sb_ring SEC(".maps");
+
+/* Shadow buffer counts (AFD flow table): samples per flow, non-zero only. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, AFCD_MAX_IFACES * AFCD_SB_SIZE_MAX);
+	__type(key, struct afcd_flow_key);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} afcd_sb_count SEC(".maps");
+
+/* Global per-CPU counters (enum afcd_gstat). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, AFCD_G__MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} afcd_global SEC(".maps");
+
+/* All-zero source for creating the large per-interface values (a ring is
+ * 180 KiB, far beyond the 512-byte BPF stack). Never written. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct afcd_sb_ring);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} afcd_zero SEC(".maps");
+
+#endif /* AFCD_MAPS_BPF_H */

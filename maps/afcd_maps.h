@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * afcd_maps.h - the one definition of every map key, map value, config
+ * field, counter index and enum shared by the BPF datapath (bpf/), the
+ * loader (loader/) and the tools (tools/).
+ *
+ * Conventions
+ *   - Fixed-width types only, explicit padding, sizes pinned by static
+ *     asserts: the layout is an ABI between the BPF object, the loader and
+ *     anything that reads the pinned maps (bpftool, afcd-top).
+ *   - Units are in the field name (_ns, _bps, _bytes) or in its comment.
+ *     All times are CLOCK_MONOTONIC nanoseconds, the clock of
+ *     bpf_ktime_get_ns() and of sch_fq.
+ *   - "samples" are shadow-buffer slots (AFD paper, Pan et al. CCR 2003;
+ *     dissertation sec. 3.3.1 and 4.4.1).
+ *
+ * Source of the algorithm: ../shared/design/ALGORITHM.md, which cites
+ * L. Xue's dissertation (AFCD: ch. 3, eq. 3.3-3.14; FaLL: ch. 4,
+ * eq. 4.1-4.16) and RFC 8289 (CoDel).
+ */
+#ifndef AFCD_MAPS_H
+#define AFCD_MAPS_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#include <linux/bpf.h> /* struct bpf_spin_lock */
+#endif
+
+/* Bump whenever a struct below changes layout. The datapath ignores a
+ * config whose abi field differs (the packet passes, counted as
+ * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
+#define AFCD_ABI_VERSION 1u
+
+/* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
+ * `tc filter ... bpf obj` here, and the loader uses the same directory so
+ * that a program attached by hand and one attached by the loader share
+ * their maps (state inside them is keyed by ifindex). */
+#define AFCD_PIN_DIR "/sys/fs/bpf/tc/globals"
+
+/* Map names (BPF_OBJ_NAME_LEN is 16, so at most 15 characters). */
+#define AFCD_MAP_CFG      "afcd_cfg"
+#define AFCD_MAP_EST      "afcd_est"
+#define AFCD_MAP_QUEUE    "afcd_queue"
+#define AFCD_MAP_FLOWS    "afcd_flows"
+#define AFCD_MAP_SB_RING  "afcd_sb_ring"
+#define AFCD_MAP_SB_COUNT "afcd_sb_count"
+#define AFCD_MAP_GLOBAL   "afcd_global"
+#define AFCD_MAP_ZERO     "afcd_zero"
+
+/* The ELF section of the classifier: tc filter ... bpf da obj afcd.bpf.o sec tc */
+#define AFCD_PROG_SEC "tc"
+
+/* ---- Sizes and bounds -------------------------------------------------- */
+
+/* Interfaces that may run the program at once (entries of the per-
+ * interface maps). The shadow-buffer rings are preallocated:
+ * AFCD_MAX_IFACES * sizeof(struct afcd_sb_ring) = 16 * 180 KiB. */
+#define AFCD_MAX_IFACES      16
+/* Largest shadow buffer, in samples (slots). Default 2000 (Table 3.1). */
+#define AFCD_SB_SIZE_MAX     4096
+#define AFCD_SB_SIZE_DEFAULT 2000
+/* Per-flow state entries (all interfaces together), LRU-evicted. */
+#define AFCD_FLOWS_MAX       65536
+/* Largest packet length used in tx = len * 8e9 / rate (bytes); longer
+ * lengths are clamped, which keeps len * 8e9 below 2^63. */
+#define AFCD_LEN_MAX         (1u << 20)
+
+/* ---- Parameters: ranges enforced by the loader ------------------------ */
+#define AFCD_RATE_MIN_BPS     1000ULL                 /* 1 kbit/s */
+#define AFCD_RATE_MAX_BPS     1000000000000ULL        /* 1 Tbit/s */
+#define AFCD_TIME_MAX_NS      (1ULL << 34)            /* ~17.2 s: keeps target * Q16 ratios in u64 */
+#define AFCD_INTERVAL_MAX_NS  10000000000ULL          /* 10 s */
+#define AFCD_EXPONENT_MAX     4
+
+/* Defaults (ALGORITHM.md sec. 3-5; Table 3.1 and 4.1). */
+#define AFCD_DEF_TARGET_NS        5000000ULL    /* 5 ms (Table 3.1) */
+#define AFCD_DEF_INTERVAL_NS      100000000ULL  /* 100 ms (Table 3.1) */
+#define AFCD_DEF_HORIZON_NS       100000000ULL  /* 100 % BDP at 100 ms */
+#define AFCD_DEF_RTT_NS           1000000ULL    /* 1 ms (FaLL, Table 4.1 setting) */
+#define AFCD_DEF_WINDOW_NS        1000000000ULL /* shadow buffer covers 1 s */
+#define AFCD_DEF_STALE_AFTER_NS   1000000000ULL /* 1 s */
+#define AFCD_DEF_PERIOD_AFCD_NS   10000000ULL   /* 10 ms */
+#define AFCD_DEF_PERIOD_FALL_NS   1000000ULL    /* 1 ms */
+#define AFCD_DEF_EXPONENT         3             /* eq. 3.14 / 4.16 */
+#define AFCD_DEF_MTU_BYTES        1514
+#define AFCD_DEF_ALPHA_MILLI      1700          /* AFD alpha = 1.7 */
+#define AFCD_DEF_BETA_MILLI       1800          /* AFD beta  = 1.8 */
+
+/* ---- Enums -------------------------------------------------------------- */
+
+/* Drop law (ALGORITHM.md sec. 6). All share the EDT virtual queue. */
+enum afcd_algo {
+	AFCD_ALGO_DROPTAIL = 0, /* EDT + horizon only */
+	AFCD_ALGO_CODEL    = 1, /* one CoDel (RFC 8289) on the virtual queue */
+	AFCD_ALGO_AFD      = 2, /* drop with probability (1 - m_fair/m_i)+ */
+	AFCD_ALGO_AFCD     = 3, /* per-flow target_i = target (m_fair/m_i)^k */
+	AFCD_ALGO_FALL     = 4, /* AFCD law under global_target = RTT/sqrt(N) */
+	AFCD_ALGO__MAX,
+};
+
+/* struct afcd_config.flags */
+enum afcd_cfg_flags {
+	/* CE-mark ECT(0)/ECT(1) packets instead of AQM-dropping them. */
+	AFCD_F_ECN          = 1u << 0,
+	/* codel_state = global: one dropping/count/drop_next for the whole
+	 * queue, per-flow target_i and first_above_time only (reference
+	 * sch_afcodel behaviour). Default is per-flow CoDel state. */
+	AFCD_F_CODEL_GLOBAL = 1u << 1,
+};
+
+/* Per-interface counters, struct afcd_queue.stats[] (updated under the
+ * queue lock). Packets unless the name says bytes. */
+enum afcd_stat {
+	AFCD_S_PASSED = 0,       /* admitted (including marked) */
+	AFCD_S_PASSED_BYTES,     /* bytes admitted (wire length) */
+	AFCD_S_AQM_DROP,         /* dropped by the drop law */
+	AFCD_S_OVERLIMIT_DROP,   /* dropped: predicted sojourn > horizon */
+	AFCD_S_ECN_MARK,         /* CE-marked by the drop law instead of a drop */
+	AFCD_S_CE_THRESHOLD_MARK,/* CE-marked by ce_threshold */
+	AFCD_S_NON_IP,           /* not IPv4/IPv6: EDT only, never AQM-dropped */
+	AFCD_S_PARSE_ERR,        /* truncated or malformed IP: EDT only, passed */
+	AFCD_S_FRAGMENT,         /* IP fragments (ports taken as 0) */
+	AFCD_S_STALE_FALLBACK,   /* loader heartbeat stale: datapath's own m_fair */
+	AFCD_S__MAX,
+};
+
+/* Per-interface counters updated atomically outside the lock,
+ * struct afcd_queue.astats[]. */
+enum afcd_astat {
+	AFCD_A_SAMPLED = 0,     /* packets written into the shadow buffer */
+	AFCD_A_FLOW_NEW,        /* flow-state entries created */
+	AFCD_A_FLOW_FAIL,       /* flow-state insert failed: packet took no AQM */
+	AFCD_A_SB_FAIL,         /* shadow-buffer count insert failed */
+	AFCD_A__MAX,
+};
+
+/* Global per-CPU counters, map afcd_global (index = enum value). */
+enum afcd_gstat {
+	AFCD_G_UNCONFIGURED = 0, /* no config for this ifindex nor the default (0) */
+	AFCD_G_NO_QUEUE,         /* per-interface state could not be created */
+	AFCD_G__MAX,
+};
+
+/* Drop reasons reported per flow and to the tracer. */
+enum afcd_verdict {
+	AFCD_V_PASS = 0,
+	AFCD_V_MARK,       /* passed with CE set by the drop law */
+	AFCD_V_DROP_AQM,
+	AFCD_V_DROP_OVERLIMIT,
+};
+
+/* ---- Config: map afcd_cfg ---------------------------------------------
+ * BPF_MAP_TYPE_HASH, key __u32 ifindex (0 = default for every interface
+ * without its own entry), value struct afcd_config. Written by the loader
+ * or `afcd set`; read-only for the datapath. An interface with neither
+ * its own entry nor a default passes packets untouched.
+ */
+struct afcd_config {
+	__u32 abi;              /* AFCD_ABI_VERSION, else the entry is ignored */
+	__u32 algo;             /* enum afcd_algo */
+	__u32 flags;            /* enum afcd_cfg_flags */
+	__u32 exponent;         /* k in target_i = target (m_fair/m_i)^k, 1..4, default 3 */
+	__u64 rate_bps;         /* virtual queue drain rate, bits/s, [1e3, 1e12] */
+	__u64 target_ns;        /* CoDel/AFCD target delay; FaLL: unused (global_target) */
+	__u64 interval_ns;      /* CoDel interval, > target_ns, <= 10 s */
+	__u64 horizon_ns;       /* buffer size in time: sojourn above it is dropped, >= target */
+	__u64 rtt_ns;           /* FaLL base (propagation) RTT for RTT/sqrt(N) */
+	__u64 ce_threshold_ns;  /* mark ECT packets with sojourn above it; 0 = off */
+	__u64 sample_bytes;     /* one sample per sample_bytes on average, >= 1 */
+	__u64 stale_after_ns;   /* loader heartbeat age beyond which the datapath falls back */
+	__u64 update_period_ns; /* loader refresh period (kept here for adoption) */
+	__u64 window_ns;        /* time the shadow buffer covers (derives sample_bytes) */
+	__u32 sb_size;          /* shadow buffer slots in use, 1..AFCD_SB_SIZE_MAX */
+	__u32 mtu_bytes;        /* largest packet, bytes: FaLL lower clamp 2*tx(MTU) */
+	__u32 alpha_milli;      /* AFD controller alpha * 1000 (loader) */
+	__u32 beta_milli;       /* AFD controller beta * 1000 (loader) */
+};
+_Static_assert(sizeof(struct afcd_config) == 112, "afcd_config ABI");
+
+/* ---- Estimates: map afcd_est -------------------------------------------
+ * BPF_MAP_TYPE_HASH, key __u32 ifindex, value struct afcd_est. Written by
+ * the loader every update_period; the datapath uses m_fair and
+ * global_target_ns while now - heartbeat_ns <= stale_after_ns, and
+ * computes its own fallback (sb_size / N, RTT / sqrt(N)) otherwise.
+ */
+struct afcd_est {
+	__u64 heartbeat_ns;     /* CLOCK_MONOTONIC time of the last refresh */
+	__u64 global_target_ns; /* FaLL eq. 4.5-4.6, clamped [2 tx(MTU), interval] */
+	__u32 m_fair;           /* fair share, samples, [1, sb_size] (eq. 3.4-3.5) */
+	__u32 n_flows;          /* N used for m_fair and global_target */
+	__s64 ctrl_milli;       /* AFD controller correction c, samples * 1000 */
+	__s64 q_old_milli;      /* previous queue length, samples * 1000 */
+	__u64 refreshes;        /* number of refreshes written */
+};
+_Static_assert(sizeof(struct afcd_est) == 48, "afcd_est ABI");
+
+/* ---- CoDel state (RFC 8289 sec. 4; include/net/codel.h) ---------------- */
+struct afcd_codel_vars {
+	__u64 drop_next_ns;   /* time of the next drop while dropping (t_dep clock) */
+	__u32 count;          /* drops since entering the dropping state */
+	__u32 lastcount;      /* count when the last dropping state ended */
+	__u16 rec_inv_sqrt;   /* 1/sqrt(count), Q0.16 (0xffff ~ 1.0) */
+	__u8  dropping;       /* 1 while in the dropping state */
+	__u8  pad[5];
+};
+_Static_assert(sizeof(struct afcd_codel_vars) == 24, "afcd_codel_vars ABI");
+
+/* ---- Queue: map afcd_queue ---------------------------------------------
+ * BPF_MAP_TYPE_HASH (not LRU: bpf_spin_lock is refused there), key __u32
+ * ifindex, value struct afcd_queue. Created by the datapath on the first
+ * packet of an interface. One lock per interface, taken once per packet.
+ */
+struct afcd_queue {
+	struct bpf_spin_lock lock;
+	__u32 sb_head;           /* shadow buffer: next slot (mod sb_size), atomic */
+	__u64 t_last_ns;         /* departure time of the last admitted packet */
+	__u64 last_sojourn_ns;   /* predicted sojourn of the last packet */
+	__u64 max_sojourn_ns;    /* largest predicted sojourn admitted */
+	__u64 q_first_above_ns;  /* first_above_time of the whole queue (codel, FaLL gate 1) */
+	struct afcd_codel_vars gcv; /* whole-queue dropping state (codel, codel_state=global) */
+	__u32 maxpacket_bytes;   /* largest wire length seen (CoDel's maxpacket) */
+	__s32 n_active;          /* N: flows with samples in the shadow buffer, atomic */
+	__u64 stats[AFCD_S__MAX];   /* enum afcd_stat, under the lock */
+	__u64 astats[AFCD_A__MAX];  /* enum afcd_astat, atomic */
+};
+_Static_assert(sizeof(struct afcd_queue) == 72 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX,
+	       "afcd_queue ABI");
+
+/* ---- Flow key ------------------------------------------------------------
+ * The 5-tuple after at most two VLAN tags, plus the interface. IPv4
+ * addresses are stored as IPv4-mapped IPv6 (::ffff:a.b.c.d). ICMP, other
+ * protocols and IP fragments have ports 0. Network byte order throughout.
+ */
+struct afcd_flow_key {
+	__u32 ifindex;   /* egress interface */
+	__u8  proto;     /* IPPROTO_* (L4 protocol after extension headers) */
+	__u8  pad[3];
+	__u16 sport;     /* network byte order */
+	__u16 dport;     /* network byte order */
+	__u32 saddr[4];  /* IPv6 or IPv4-mapped */
+	__u32 daddr[4];
+};
+_Static_assert(sizeof(struct afcd_flow_key) == 44, "afcd_flow_key ABI");
+
+/* ---- Per-flow state: map afcd_flows -------------------------------------
+ * BPF_MAP_TYPE_LRU_HASH, key struct afcd_flow_key, value struct afcd_flow,
+ * AFCD_FLOWS_MAX entries. Fields are written under the interface's queue
+ * lock except m_i (atomic). Evictions = AFCD_A_FLOW_NEW - live entries
+ * - entries deleted by the loader's garbage collection.
+ */
+struct afcd_flow {
+	struct afcd_codel_vars cv; /* per-flow dropping state */
+	__u64 first_above_ns;  /* per-flow first_above_time (0 = below target_i) */
+	__u64 t_last_ns;       /* departure of this flow's last admitted packet */
+	__u64 last_seen_ns;    /* arrival of this flow's last packet (GC) */
+	__u64 bytes;           /* admitted, wire bytes */
+	__u64 packets;         /* admitted */
+	__u64 drops;           /* AQM + overlimit drops */
+	__u64 marks;           /* CE marks (drop law and ce_threshold) */
+	__u64 last_sojourn_ns; /* predicted sojourn of its last packet */
+	__u64 target_ns;       /* last target_i (U64_MAX: never dropped, m_i < m_fair) */
+	__u32 m_i;             /* samples in the shadow buffer (atomic) */
+	__u32 last_verdict;    /* enum afcd_verdict of its last packet */
+};
+_Static_assert(sizeof(struct afcd_flow) == 104, "afcd_flow ABI");
+
+/* ---- Shadow buffer: maps afcd_sb_ring and afcd_sb_count -----------------
+ * afcd_sb_ring: BPF_MAP_TYPE_HASH, key __u32 ifindex, value the ring of
+ * sampled flow keys (slot i written by the (head mod sb_size)-th sample).
+ * afcd_sb_count: BPF_MAP_TYPE_HASH, key struct afcd_flow_key, value __u32
+ * samples of that flow in the ring; entries exist only while non-zero, so
+ * the map holds at most AFCD_MAX_IFACES * AFCD_SB_SIZE_MAX flows and its
+ * population per interface is N (AFD's flow table).
+ */
+struct afcd_sb_ring {
+	struct afcd_flow_key slot[AFCD_SB_SIZE_MAX];
+};
+_Static_assert(sizeof(struct afcd_sb_ring) == 44 * AFCD_SB_SIZE_MAX, "afcd_sb_ring ABI");
+
+#endif /* AFCD_MAPS_H */

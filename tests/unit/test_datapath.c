@@ -1,0 +1,1013 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * test_datapath.c - deterministic tests of afcd_egress with
+ * BPF_PROG_TEST_RUN on the host kernel (ALGORITHM.md sec. 7).
+ *
+ * Each test loads a fresh copy of the program with afcd_test_clock = 1:
+ * the clock (afcd_test_now_ns) and the random source are driven from
+ * here, maps are private (not pinned). The process first moves into its
+ * own network namespace and creates a veth pair there, so that a second
+ * real ifindex exists for the per-interface isolation test.
+ *
+ *   build/test_datapath [name-filter]      (root)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "afcd_maps.h"
+#include "afcd_law.h"
+#include "afcd_parse.h"
+#include "afcd.skel.h"
+#include "check.h"
+#include "pkt.h"
+
+#define TC_ACT_OK   0
+#define TC_ACT_SHOT 2
+#define MS 1000000ULL
+#define US 1000ULL
+
+static const char *filter;
+static struct afcd_bpf *skel;
+static int prog_fd;
+static int veth_ifindex;
+
+static int libbpf_quiet(enum libbpf_print_level l, const char *f, va_list a)
+{
+	return l == LIBBPF_WARN ? vfprintf(stderr, f, a) : 0;
+}
+
+static int load(void)
+{
+	struct bpf_map *m;
+
+	skel = afcd_bpf__open();
+	if (!skel)
+		return -1;
+	bpf_object__for_each_map(m, skel->obj)
+		bpf_map__set_pin_path(m, NULL); /* private maps for tests */
+	skel->rodata->afcd_test_clock = 1;
+	if (afcd_bpf__load(skel)) {
+		afcd_bpf__destroy(skel);
+		skel = NULL;
+		return -1;
+	}
+	prog_fd = bpf_program__fd(skel->progs.afcd_egress);
+	return 0;
+}
+
+static void unload(void)
+{
+	afcd_bpf__destroy(skel);
+	skel = NULL;
+}
+
+static struct afcd_config cfg_base(__u32 algo)
+{
+	struct afcd_config c = {
+		.abi = AFCD_ABI_VERSION,
+		.algo = algo,
+		.exponent = 3,
+		.rate_bps = 100000000ULL,    /* 100 Mbit/s: tx(1514 B) = 121120 ns */
+		.target_ns = 5 * MS,
+		.interval_ns = 100 * MS,
+		.horizon_ns = 100 * MS,
+		.rtt_ns = 20 * MS,
+		.sample_bytes = ~0ULL >> 1,  /* never sample unless a test asks */
+		.stale_after_ns = 1000 * MS,
+		.sb_size = 2000,
+		.mtu_bytes = 1514,
+	};
+	return c;
+}
+
+static void set_cfg(__u32 ifindex, const struct afcd_config *c)
+{
+	int err = bpf_map__update_elem(skel->maps.afcd_cfg, &ifindex, sizeof(ifindex),
+				       c, sizeof(*c), BPF_ANY);
+	CHECK(!err, "cfg update: %d", err);
+}
+
+static void set_est(__u32 ifindex, __u32 m_fair, __u64 gt_ns)
+{
+	struct afcd_est e = {
+		.heartbeat_ns = skel->bss->afcd_test_now_ns,
+		.global_target_ns = gt_ns,
+		.m_fair = m_fair,
+	};
+	int err = bpf_map__update_elem(skel->maps.afcd_est, &ifindex, sizeof(ifindex),
+				       &e, sizeof(e), BPF_ANY);
+	CHECK(!err, "est update: %d", err);
+}
+
+static void set_now(__u64 t)
+{
+	skel->bss->afcd_test_now_ns = t;
+}
+
+struct out {
+	int verdict;
+	__u64 tstamp;
+	__u8 data[PKT_MAX];
+	__u32 len;
+};
+
+static __u32 next_wire_len; /* GSO-like wire length for the next run, 0 = len */
+
+static int run_if(const __u8 *buf, int len, __u32 ifindex, struct out *o)
+{
+	struct __sk_buff ctx_in = { .ifindex = ifindex, .wire_len = next_wire_len }, ctx_out = {};
+	static struct out scratch;
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = buf, .data_size_in = len,
+		.ctx_in = &ctx_in, .ctx_size_in = sizeof(ctx_in),
+		.ctx_out = &ctx_out, .ctx_size_out = sizeof(ctx_out),
+		.repeat = 1);
+	int err;
+
+	if (!o)
+		o = &scratch;
+	opts.data_out = o->data;
+	opts.data_size_out = sizeof(o->data);
+	err = bpf_prog_test_run_opts(prog_fd, &opts);
+	if (err) {
+		CHECK(0, "test_run: %d (%s)", err, strerror(errno));
+		return -1;
+	}
+	next_wire_len = 0;
+	o->verdict = opts.retval;
+	o->tstamp = ctx_out.tstamp;
+	o->len = opts.data_size_out;
+	return o->verdict;
+}
+
+static int run(const struct pkt_spec *s, struct out *o)
+{
+	__u8 buf[PKT_MAX];
+	int len = pkt_build(buf, s);
+
+	return run_if(buf, len, 1, o);
+}
+
+static struct afcd_queue get_queue(__u32 ifindex)
+{
+	struct afcd_queue q;
+
+	memset(&q, 0, sizeof(q));
+	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_queue, &ifindex, sizeof(ifindex),
+				    &q, sizeof(q), 0), "queue %u missing", ifindex);
+	return q;
+}
+
+static __u64 peek_t_last(__u32 ifindex)
+{
+	struct afcd_queue q;
+
+	if (bpf_map__lookup_elem(skel->maps.afcd_queue, &ifindex, sizeof(ifindex),
+				 &q, sizeof(q), 0))
+		return 0;
+	return q.t_last_ns;
+}
+
+static struct afcd_flow_key key_of(const struct pkt_spec *s, __u32 ifindex)
+{
+	__u8 buf[PKT_MAX];
+	struct afcd_pkt p;
+	int len = pkt_build(buf, s);
+
+	afcd_parse(buf, buf + len, &p);
+	p.key.ifindex = ifindex;
+	return p.key;
+}
+
+static int get_flow(const struct pkt_spec *s, __u32 ifindex, struct afcd_flow *f)
+{
+	struct afcd_flow_key k = key_of(s, ifindex);
+
+	memset(f, 0, sizeof(*f));
+	return bpf_map__lookup_elem(skel->maps.afcd_flows, &k, sizeof(k), f, sizeof(*f), 0);
+}
+
+static __u32 map_count(struct bpf_map *m)
+{
+	__u8 key[64], next[64];
+	__u32 n = 0;
+	int fd = bpf_map__fd(m);
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(key, next, sizeof(key));
+		prev = key;
+		n++;
+	}
+	return n;
+}
+
+#define SETUP() do { if (load()) { CHECK(0, "load failed"); return; } } while (0)
+
+/* ---- EDT ---------------------------------------------------------------- */
+
+static void test_edt_spacing(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_DROPTAIL);
+	/* the last is a GSO-like packet: 1514 bytes in the buffer, 9000 on the
+	 * wire; tx uses the wire length */
+	const int lens[] = { 1514, 66, 1000, 1514, 9000 };
+	__u64 now = 1000 * MS, t = now;
+	struct out o;
+	unsigned i;
+
+	SETUP();
+	set_cfg(1, &c);
+	set_now(now);
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		struct pkt_spec s = pkt_tcp4(1000, lens[i] > 1514 ? 1514 : lens[i]);
+
+		next_wire_len = lens[i] > 1514 ? lens[i] : 0;
+		CHECK_EQ(run(&s, &o), TC_ACT_OK);
+		t += (__u64)lens[i] * 8000000000ULL / c.rate_bps;
+		CHECK_EQ(o.tstamp, t);     /* exact: tx = len * 8e9 / rate */
+	}
+	/* idle again: the next packet leaves tx after its arrival */
+	now = t + 50 * US;
+	set_now(now);
+	{
+		struct pkt_spec s = pkt_tcp4(1000, 1514);
+
+		CHECK_EQ(run(&s, &o), TC_ACT_OK);
+		CHECK_EQ(o.tstamp, now + 121120);
+	}
+	{
+		struct afcd_queue q = get_queue(1);
+
+		CHECK_EQ(q.stats[AFCD_S_PASSED], 6);
+		CHECK_EQ(q.stats[AFCD_S_PASSED_BYTES], 1514 + 66 + 1000 + 1514 + 9000 + 1514);
+		CHECK_EQ(q.t_last_ns, now + 121120);
+		CHECK_EQ(q.max_sojourn_ns, t - 1000 * MS);
+	}
+	unload();
+}
+
+static void test_horizon_drop(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_DROPTAIL);
+	struct pkt_spec big = pkt_tcp4(1000, 1514), small = pkt_tcp4(1000, 66);
+	__u64 now = 1000 * MS;
+	struct out o;
+	int i;
+
+	SETUP();
+	c.horizon_ns = 1 * MS;    /* 8 full frames fit (8 * 121120 ns) */
+	set_cfg(1, &c);
+	set_now(now);
+	for (i = 1; i <= 8; i++)
+		CHECK_EQ(run(&big, &o), TC_ACT_OK);
+	CHECK_EQ(o.tstamp, now + 8 * 121120);
+	CHECK_EQ(run(&big, &o), TC_ACT_SHOT);       /* sojourn 1.09 ms > 1 ms */
+	CHECK_EQ(run(&big, &o), TC_ACT_SHOT);
+	/* a dropped packet did not advance t_last: a small one still fits */
+	CHECK_EQ(run(&small, &o), TC_ACT_OK);
+	CHECK_EQ(o.tstamp, now + 8 * 121120 + 5280);
+	{
+		struct afcd_queue q = get_queue(1);
+		struct afcd_flow f;
+
+		CHECK_EQ(q.stats[AFCD_S_OVERLIMIT_DROP], 2);
+		CHECK_EQ(q.stats[AFCD_S_AQM_DROP], 0);
+		CHECK_EQ(q.stats[AFCD_S_PASSED], 9);
+		CHECK(!get_flow(&big, 1, &f), "flow state");
+		CHECK_EQ(f.drops, 2);
+		CHECK_EQ(f.packets, 9);
+		CHECK_EQ(f.last_verdict, AFCD_V_PASS);
+	}
+	unload();
+}
+
+static void test_non_ip_never_dropped(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct pkt_spec big = pkt_tcp4(1000, 1514);
+	__u8 arp[60];
+	struct out o;
+	int i;
+
+	SETUP();
+	c.horizon_ns = 1 * MS;
+	set_cfg(1, &c);
+	set_now(1000 * MS);
+	for (i = 0; i < 9; i++)
+		run(&big, &o);
+	CHECK_EQ(o.verdict, TC_ACT_SHOT); /* the queue is full */
+	memset(arp, 0, sizeof(arp));
+	arp[12] = 0x08;
+	arp[13] = 0x06;
+	CHECK_EQ(run_if(arp, sizeof(arp), 1, &o), TC_ACT_OK);
+	CHECK_EQ(o.tstamp, 1000 * MS + 8 * 121120 + 4800); /* still on the virtual queue */
+	{
+		struct afcd_queue q = get_queue(1);
+
+		CHECK_EQ(q.stats[AFCD_S_NON_IP], 1);
+		CHECK_EQ(q.t_last_ns, o.tstamp);
+	}
+	unload();
+}
+
+static void test_unconfigured_passthrough(void)
+{
+	struct pkt_spec s = pkt_tcp4(1000, 1514);
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct out o;
+	__u64 g[256] = {0};
+	__u32 k = AFCD_G_UNCONFIGURED;
+	int ncpu = libbpf_num_possible_cpus(), i;
+	__u64 sum = 0;
+
+	SETUP();
+	CHECK_EQ(run(&s, &o), TC_ACT_OK);
+	CHECK_EQ(o.tstamp, 0);
+	c.abi = AFCD_ABI_VERSION + 1;            /* a foreign layout is ignored */
+	set_cfg(1, &c);
+	CHECK_EQ(run(&s, &o), TC_ACT_OK);
+	CHECK_EQ(o.tstamp, 0);
+	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_global, &k, sizeof(k), g,
+				    sizeof(__u64) * ncpu, 0), "global");
+	for (i = 0; i < ncpu; i++)
+		sum += g[i];
+	CHECK_EQ(sum, 2);
+	CHECK_EQ(map_count(skel->maps.afcd_queue), 0);
+	/* the default entry (key 0) configures every interface without one */
+	c.abi = AFCD_ABI_VERSION;
+	set_cfg(0, &c);
+	{
+		__u32 one = 1;
+
+		bpf_map__delete_elem(skel->maps.afcd_cfg, &one, sizeof(one), 0);
+	}
+	set_now(5 * MS);
+	CHECK_EQ(run(&s, &o), TC_ACT_OK);
+	CHECK_EQ(o.tstamp, 5 * MS + 121120);
+	unload();
+}
+
+/* ---- AFCD --------------------------------------------------------------- */
+
+/* Heavy flow A (3 of every 4 packets) and light flow B share a queue
+ * offered at 2x its rate. Every packet is sampled (sample_bytes = 1), so
+ * m_A ~ 75, m_B ~ 25 of sb_size 100, N = 2 and m_fair = 50 (fallback):
+ * target_A = 5 ms (50/75)^3 ~ 1.5 ms, target_B = inf. A is dropped, but
+ * only after its sojourn stayed above target_A for an interval; B never. */
+static void test_afcd_heavy_dropped_light_never(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct pkt_spec a = pkt_tcp4(1111, 1514), b = pkt_tcp4(2222, 1514);
+	__u64 now = 1000 * MS, above_since = 0, first_drop = 0, window_end = 0;
+	int i, drops_a = 0, drops_b = 0;
+	struct out o;
+
+	SETUP();
+	c.interval_ns = 20 * MS;
+	c.sample_bytes = 1;
+	c.sb_size = 100;
+	set_cfg(1, &c);
+	for (i = 0; i < 1200; i++, now += 60 * US) {
+		int is_b = (i % 4) == 3;
+		__u64 t_last = peek_t_last(1);
+		__u64 t_dep = (t_last > now ? t_last : now) + 121120;
+		struct afcd_flow f;
+
+		set_now(now);
+		run(is_b ? &b : &a, &o);
+		if (o.verdict == TC_ACT_SHOT) {
+			(is_b ? &drops_b : &drops_a)[0]++;
+			if (!first_drop)
+				first_drop = t_dep;
+			continue;
+		}
+		/* the CoDel clock is t_dep: note when A's window (re)opened */
+		if (!is_b && !first_drop && !get_flow(&a, 1, &f)) {
+			if (f.first_above_ns && f.first_above_ns != window_end) {
+				window_end = f.first_above_ns;
+				above_since = t_dep;
+			}
+		}
+	}
+	CHECK_EQ(drops_b, 0);
+	CHECK(drops_a > 10, "drops_a %d", drops_a);
+	/* dropped only after A's sojourn stayed above target_A an interval */
+	CHECK(above_since && first_drop >= above_since + c.interval_ns,
+	      "first drop %llu, above since %llu", (unsigned long long)first_drop,
+	      (unsigned long long)above_since);
+	{
+		struct afcd_flow fa, fb;
+		struct afcd_queue q = get_queue(1);
+
+		CHECK(!get_flow(&a, 1, &fa) && !get_flow(&b, 1, &fb), "flows");
+		CHECK(fa.m_i > 60 && fa.m_i < 90, "m_A %u", fa.m_i);
+		CHECK(fb.m_i > 15 && fb.m_i < 40, "m_B %u", fb.m_i);
+		CHECK_EQ(fa.m_i + fb.m_i, 100);
+		CHECK_EQ(fb.target_ns, AFCD_TARGET_INF);
+		CHECK(fa.target_ns < 5 * MS, "target_A %llu", (unsigned long long)fa.target_ns);
+		CHECK_EQ(q.n_active, 2);
+		CHECK_EQ(q.stats[AFCD_S_AQM_DROP], drops_a);
+		CHECK(q.stats[AFCD_S_STALE_FALLBACK] > 0, "fallback used");
+		CHECK_EQ(q.astats[AFCD_A_SAMPLED], 1200);
+		CHECK_EQ(map_count(skel->maps.afcd_sb_count), 2);
+	}
+	unload();
+}
+
+/* Global CoDel (algo codel) on a queue held above target: the control
+ * law spaces drops interval/sqrt(count) on the t_dep clock. */
+static void test_codel_law_in_datapath(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_CODEL);
+	struct pkt_spec a = pkt_tcp4(1111, 1514);
+	__u64 now = 1000 * MS, last_drop_t = 0;
+	int i, drops = 0, checked = 0;
+	struct out o;
+
+	SETUP();
+	c.interval_ns = 20 * MS;
+	c.horizon_ns = 1000 * MS;
+	set_cfg(1, &c);
+	for (i = 0; i < 6000; i++, now += 70 * US) {
+		struct afcd_queue q;
+		__u64 t_dep, t_last;
+
+		set_now(now);
+		t_last = peek_t_last(1);
+		t_dep = (t_last > now ? t_last : now) + 121120;
+		if (run(&a, &o) != TC_ACT_SHOT)
+			continue;
+		drops++;
+		q = get_queue(1);
+		if (drops >= 6 && last_drop_t) {
+			/* gap before this drop was set at count - 1 */
+			double want = c.interval_ns / sqrt((double)(q.gcv.count - 1));
+			double gap = (double)(t_dep - last_drop_t);
+
+			CHECK(fabs(gap - want) < 0.03 * want + 2 * 121120,
+			      "count %u gap %.0f want %.0f", q.gcv.count, gap, want);
+			checked++;
+		}
+		last_drop_t = t_dep;
+	}
+	CHECK(drops > 20 && checked > 10, "drops %d checked %d", drops, checked);
+	{
+		struct afcd_queue q = get_queue(1);
+
+		CHECK_EQ(q.gcv.count, drops);  /* never left the dropping state */
+		CHECK_EQ(q.stats[AFCD_S_AQM_DROP], drops);
+	}
+	unload();
+}
+
+/* Two flows above fair share: per-flow CoDel state keeps a count per
+ * flow; codel_state = global keeps one count for the queue. */
+static void codel_state_case(int global, __u32 *count_q, __u32 *count_a, __u32 *count_b,
+			     int *drops)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct pkt_spec a = pkt_tcp4(1111, 1514), b = pkt_tcp4(2222, 1514);
+	__u64 now = 1000 * MS;
+	struct afcd_flow fa, fb;
+	struct out o;
+	int i;
+
+	*drops = 0;
+	if (load()) {
+		CHECK(0, "load");
+		return;
+	}
+	c.interval_ns = 20 * MS;
+	c.sample_bytes = 1;
+	c.sb_size = 100;
+	c.flags = global ? AFCD_F_CODEL_GLOBAL : 0;
+	set_cfg(1, &c);
+	for (i = 0; i < 1500; i++, now += 60 * US) {
+		set_now(now);
+		set_est(1, 10, 0);   /* m_fair = 10: both flows (~50) far above */
+		if (run((i & 1) ? &b : &a, &o) == TC_ACT_SHOT)
+			(*drops)++;
+	}
+	get_flow(&a, 1, &fa);
+	get_flow(&b, 1, &fb);
+	*count_q = get_queue(1).gcv.count;
+	*count_a = fa.cv.count;
+	*count_b = fb.cv.count;
+	CHECK_EQ(get_queue(1).stats[AFCD_S_STALE_FALLBACK], 0);
+	unload();
+}
+
+static void test_codel_state_global_vs_per_flow(void)
+{
+	__u32 q, fa, fb;
+	int drops;
+
+	codel_state_case(0, &q, &fa, &fb, &drops);
+	CHECK(drops > 10, "per-flow drops %d", drops);
+	CHECK_EQ(q, 0);
+	CHECK(fa > 1 && fb > 1, "per-flow counts %u %u", fa, fb);
+	CHECK(fa + fb <= (__u32)drops, "counts %u + %u vs drops %d", fa, fb, drops);
+
+	codel_state_case(1, &q, &fa, &fb, &drops);
+	CHECK(drops > 10, "global drops %d", drops);
+	CHECK_EQ(fa, 0);
+	CHECK_EQ(fb, 0);
+	CHECK(q > 1 && q <= (__u32)drops, "global count %u drops %d", q, drops);
+}
+
+/* The per-flow target from the loader's estimate: (m_fair/m_i)^3 and the
+ * 1/64 clamp when m_i >> m_fair. */
+static void test_target_i_from_estimate(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct pkt_spec a = pkt_tcp4(1111, 100);
+	struct afcd_flow f;
+	__u64 now = 1000 * MS;
+	int i;
+
+	SETUP();
+	c.sample_bytes = 1;
+	c.sb_size = 200;
+	set_cfg(1, &c);
+	for (i = 0; i < 200; i++) {       /* m_i = 200 after 200 samples */
+		set_now(now += 10 * US);
+		run(&a, NULL);
+	}
+	set_est(1, 100, 0);
+	run(&a, NULL);
+	CHECK(!get_flow(&a, 1, &f), "flow");
+	CHECK_EQ(f.m_i, 200);
+	CHECK_EQ(f.target_ns, 5 * MS / 8);
+	set_est(1, 1, 0);                  /* ratio 1/200 clamps at 1/64 */
+	run(&a, NULL);
+	get_flow(&a, 1, &f);
+	CHECK_EQ(f.target_ns, afcd_target_i_ns(5 * MS, 1, 64, 3, c.horizon_ns));
+	CHECK_EQ(f.target_ns, 19);
+	set_est(1, 201, 0);                /* below fair share: never dropped */
+	run(&a, NULL);
+	get_flow(&a, 1, &f);
+	CHECK_EQ(f.target_ns, AFCD_TARGET_INF);
+	/* N = 1 without a loader: m_fair = sb_size = m_i, target_i = target */
+	set_now(now + 2000 * MS);          /* estimate now stale */
+	run(&a, NULL);
+	get_flow(&a, 1, &f);
+	CHECK_EQ(f.target_ns, 5 * MS);
+	unload();
+}
+
+/* ---- FaLL ----------------------------------------------------------------- */
+
+static __u64 fall_target_for_n(int n)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_FALL);
+	struct afcd_flow f;
+	__u64 now = 1000 * MS;
+	int round, k;
+
+	if (load()) {
+		CHECK(0, "load");
+		return 0;
+	}
+	c.sample_bytes = 1;
+	c.sb_size = n;          /* each flow holds exactly one sample: m_i = m_fair = 1 */
+	set_cfg(1, &c);
+	for (round = 0; round < 2; round++)
+		for (k = 0; k < n; k++) {
+			struct pkt_spec s = pkt_tcp4(10000 + k, 100);
+
+			set_now(now += 100 * US);
+			run(&s, NULL);
+		}
+	{
+		struct pkt_spec s = pkt_tcp4(10000 + n - 1, 100);
+
+		CHECK(!get_flow(&s, 1, &f), "flow");
+		CHECK_EQ(f.m_i, 1);
+		CHECK_EQ(get_queue(1).n_active, n);
+	}
+	unload();
+	return f.target_ns;
+}
+
+static void test_fall_global_target_n(void)
+{
+	/* RTT 20 ms, interval 100 ms: RTT/sqrt(N) */
+	CHECK_EQ(fall_target_for_n(1), 20 * MS);
+	CHECK_EQ(fall_target_for_n(4), 10 * MS);
+	CHECK_EQ(fall_target_for_n(100), 2 * MS);
+}
+
+static void test_fall_uses_loader_estimate(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_FALL);
+	struct pkt_spec a = pkt_tcp4(1111, 100);
+	struct afcd_flow f;
+	__u64 now = 1000 * MS;
+	int i;
+
+	SETUP();
+	c.sample_bytes = 1;
+	c.sb_size = 100;
+	set_cfg(1, &c);
+	for (i = 0; i < 100; i++) {
+		set_now(now += 10 * US);
+		run(&a, NULL);
+	}
+	set_est(1, 50, 3 * MS);            /* (50/100)^3 * 3 ms */
+	run(&a, NULL);
+	get_flow(&a, 1, &f);
+	CHECK_EQ(f.target_ns, 3 * MS / 8);
+	unload();
+}
+
+/* FaLL gate 1: a flow far above fair share is not dropped while the queue
+ * stays below the global target. */
+static void test_fall_gate1_blocks(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_FALL);
+	struct pkt_spec a = pkt_tcp4(1111, 1514), b = pkt_tcp4(2222, 1514);
+	__u64 now = 1000 * MS;
+	int i, drops = 0;
+
+	SETUP();
+	c.interval_ns = 20 * MS;
+	c.sample_bytes = 1;
+	c.sb_size = 100;
+	set_cfg(1, &c);
+	/* offered at 1.2x for 2000 packets: the queue reaches ~40 ms */
+	for (i = 0; i < 2000; i++, now += 101 * US) {
+		set_now(now);
+		set_est(1, 10, 100 * MS);  /* gate 1 target 100 ms: never open */
+		if (run((i % 4) ? &a : &b, NULL) == TC_ACT_SHOT)
+			drops++;
+	}
+	CHECK_EQ(drops, 0);
+	CHECK(get_queue(1).max_sojourn_ns > 20 * MS, "queue built: %llu",
+	      (unsigned long long)get_queue(1).max_sojourn_ns);
+	/* same load, gate 1 at 1 ms: now the heavy flow is dropped */
+	for (i = 0; i < 2000; i++, now += 101 * US) {
+		set_now(now);
+		set_est(1, 10, 1 * MS);
+		if (run((i % 4) ? &a : &b, NULL) == TC_ACT_SHOT)
+			drops++;
+	}
+	CHECK(drops > 0, "drops %d", drops);
+	unload();
+}
+
+/* ---- AFD -------------------------------------------------------------------- */
+
+static void test_afd_drop_rate(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFD);
+	struct pkt_spec a = pkt_tcp4(1111, 100);
+	__u64 now = 1000 * MS;
+	int i, drops = 0;
+
+	SETUP();
+	c.sample_bytes = 1;
+	c.sb_size = 100;
+	c.rate_bps = 1000000000000ULL;
+	set_cfg(1, &c);
+	for (i = 0; i < 100; i++) {
+		set_now(now += 10 * US);
+		run(&a, NULL);
+	}
+	for (i = 0; i < 4000; i++) {
+		set_now(now += 10 * US);
+		set_est(1, 50, 0);            /* m_i = 100: p = 1 - 50/100 */
+		if (run(&a, NULL) == TC_ACT_SHOT)
+			drops++;
+	}
+	CHECK(drops > 1800 && drops < 2200, "drops %d of 4000", drops);
+	unload();
+}
+
+/* ---- ECN ------------------------------------------------------------------ */
+
+static void check_ipv4_ce(const struct out *o, int l3)
+{
+	CHECK_EQ(o->data[l3 + 1] & 3, 3);
+	CHECK_EQ(pkt_csum16(o->data + l3, 20), 0); /* header checksum still valid */
+}
+
+static void test_ecn_ce_threshold_ipv4(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_DROPTAIL);
+	struct pkt_spec s = pkt_tcp4(1000, 1514), n = pkt_tcp4(1001, 1514);
+	struct out o;
+
+	SETUP();
+	c.ce_threshold_ns = 200 * US;     /* the 2nd packet waits 242 us */
+	set_cfg(1, &c);
+	set_now(1000 * MS);
+	s.ecn = 2;                        /* ECT(0) */
+	CHECK_EQ(run(&s, &o), TC_ACT_OK);
+	CHECK_EQ(o.data[15] & 3, 2);      /* below threshold: untouched */
+	CHECK_EQ(run(&s, &o), TC_ACT_OK);
+	check_ipv4_ce(&o, 14);
+	s.ecn = 1;                        /* ECT(1) */
+	s.vlans = 1;
+	CHECK_EQ(run(&s, &o), TC_ACT_OK);
+	check_ipv4_ce(&o, 18);
+	CHECK_EQ(run(&n, &o), TC_ACT_OK); /* Not-ECT: never marked */
+	CHECK_EQ(o.data[15] & 3, 0);
+	CHECK_EQ(pkt_csum16(o.data + 14, 20), 0);
+	CHECK_EQ(get_queue(1).stats[AFCD_S_CE_THRESHOLD_MARK], 2);
+	{
+		struct afcd_flow f;
+
+		get_flow(&s, 1, &f);
+		CHECK_EQ(f.marks, 2);
+	}
+	unload();
+}
+
+static void test_ecn_ce_ipv6(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_DROPTAIL);
+	struct pkt_spec s = pkt_tcp6(1000, 1514);
+	struct out o;
+
+	SETUP();
+	c.ce_threshold_ns = 200 * US;
+	set_cfg(1, &c);
+	set_now(1000 * MS);
+	s.ecn = 2;
+	s.vlans = 2;
+	run(&s, &o);
+	CHECK_EQ(run(&s, &o), TC_ACT_OK);
+	CHECK_EQ((o.data[22 + 1] >> 4) & 3, 3);
+	CHECK_EQ(o.data[22] >> 4, 6);          /* version untouched */
+	CHECK_EQ(o.data[22 + 1] & 0x0f, 0);    /* flow label untouched */
+	unload();
+}
+
+/* With ecn on, the drop law marks ECT packets instead of dropping them and
+ * still drops Not-ECT ones; overlimit packets are always dropped. */
+static void test_ecn_aqm_mark_instead_of_drop(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_CODEL);
+	struct pkt_spec e = pkt_tcp4(1000, 1514), n = pkt_tcp4(1001, 1514);
+	__u64 now = 1000 * MS;
+	int i, marks = 0, drops_ect = 0, drops_not = 0;
+	struct out o;
+
+	SETUP();
+	c.interval_ns = 20 * MS;
+	c.horizon_ns = 1000 * MS;          /* no overlimit drops in this test */
+	c.flags = AFCD_F_ECN;
+	set_cfg(1, &c);
+	e.ecn = 2;
+	for (i = 0; i < 3000; i++, now += 70 * US) {
+		int ect = i & 1;
+
+		set_now(now);
+		run(ect ? &e : &n, &o);
+		if (o.verdict == TC_ACT_SHOT)
+			(ect ? &drops_ect : &drops_not)[0]++;
+		else if (ect && (o.data[15] & 3) == 3) {
+			marks++;
+			CHECK_EQ(pkt_csum16(o.data + 14, 20), 0);
+		}
+	}
+	CHECK(marks > 5, "marks %d", marks);
+	CHECK(drops_not > 5, "Not-ECT drops %d", drops_not);
+	{
+		struct afcd_queue q = get_queue(1);
+
+		CHECK_EQ(q.stats[AFCD_S_ECN_MARK], marks);
+		CHECK_EQ(drops_ect, 0);
+		CHECK_EQ(q.stats[AFCD_S_AQM_DROP], drops_not);
+		CHECK_EQ(q.stats[AFCD_S_OVERLIMIT_DROP], 0);
+	}
+	unload();
+}
+
+/* ---- Malformed input ------------------------------------------------------ */
+
+static void test_malformed_pass_and_counted(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	__u8 buf[PKT_MAX];
+	struct pkt_spec s;
+	struct out o;
+	int len, n_ok = 0;
+	const __u8 frag6[8] = { 17, 0, 0x00, 0x09, 0, 0, 0, 7 };
+	__u8 chain[8 * 8];
+
+	SETUP();
+	c.sample_bytes = 1;
+	set_cfg(1, &c);
+	set_now(1000 * MS);
+
+	/* (the kernel's test_run refuses IPv4 frames shorter than 34 bytes;
+	 * the host parser tests cover every truncation) */
+	/* VLAN-tagged IPv4 cut inside the IP header */
+	s = pkt_tcp4(1, 60);
+	s.vlans = 1;
+	len = pkt_build(buf, &s);
+	n_ok += run_if(buf, 24, 1, &o) == TC_ACT_OK;
+	/* IHL 15: options run past a 40-byte frame */
+	s = pkt_tcp4(1, 60);
+	len = pkt_build(buf, &s);
+	buf[14] = 0x4f;
+	n_ok += run_if(buf, 40, 1, &o) == TC_ACT_OK;
+	buf[14] = 0x45;
+	/* IPv4 complete, TCP ports cut */
+	n_ok += run_if(buf, 36, 1, &o) == TC_ACT_OK;
+	/* bad IHL and bad version */
+	buf[14] = 0x43;
+	n_ok += run_if(buf, len, 1, &o) == TC_ACT_OK;
+	CHECK_EQ(o.data[14], 0x43);               /* passed unharmed */
+	buf[14] = 0x75;
+	n_ok += run_if(buf, len, 1, &o) == TC_ACT_OK;
+	/* IPv6 with a chain of 8 extension headers */
+	s = pkt_tcp6(2, 200);
+	memset(chain, 0, sizeof(chain));
+	for (int i = 0; i < 8; i++)
+		chain[8 * i] = i == 7 ? 6 : 60;
+	s.v6_ext = chain;
+	s.v6_ext_len = sizeof(chain);
+	s.v6_first_nh = 60;
+	len = pkt_build(buf, &s);
+	n_ok += run_if(buf, len, 1, &o) == TC_ACT_OK;
+	/* truncated VLAN tag */
+	s = pkt_tcp4(3, 60);
+	s.vlans = 1;
+	len = pkt_build(buf, &s);
+	n_ok += run_if(buf, 16, 1, &o) == TC_ACT_OK;
+	/* fragments: IPv4 later fragment, IPv6 fragment header (offset 1) */
+	s = pkt_tcp4(4, 100);
+	s.frag_off = 0x0020;
+	n_ok += run(&s, &o) == TC_ACT_OK;
+	s = pkt_tcp6(5, 100);
+	s.v6_ext = frag6;
+	s.v6_ext_len = sizeof(frag6);
+	s.v6_first_nh = 44;
+	n_ok += run(&s, &o) == TC_ACT_OK;
+	CHECK_EQ(n_ok, 9);
+	{
+		struct afcd_queue q = get_queue(1);
+
+		CHECK_EQ(q.stats[AFCD_S_PARSE_ERR], 6);  /* VLAN cut, options, ports, IHL, version, chain */
+		CHECK_EQ(q.stats[AFCD_S_NON_IP], 1);     /* the truncated VLAN frame */
+		CHECK_EQ(q.stats[AFCD_S_FRAGMENT], 2);
+		CHECK_EQ(q.stats[AFCD_S_PASSED], 9);
+		CHECK_EQ(q.stats[AFCD_S_AQM_DROP] + q.stats[AFCD_S_OVERLIMIT_DROP], 0);
+	}
+	/* only the two fragment flows got state: malformed frames made none */
+	CHECK_EQ(map_count(skel->maps.afcd_flows), 2);
+	CHECK_EQ(map_count(skel->maps.afcd_sb_count), 2);
+	unload();
+}
+
+/* ---- Per-interface state ------------------------------------------------- */
+
+static void test_interfaces_do_not_share_state(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct pkt_spec s = pkt_tcp4(1000, 1514);
+	__u8 buf[PKT_MAX];
+	struct out o;
+	int len = pkt_build(buf, &s), i;
+
+	if (!veth_ifindex) {
+		CHECK(0, "no veth");
+		return;
+	}
+	SETUP();
+	c.sample_bytes = 1;
+	c.sb_size = 10;
+	set_cfg(1, &c);
+	set_cfg(veth_ifindex, &c);
+	set_now(1000 * MS);
+	for (i = 0; i < 10; i++)
+		run_if(buf, len, 1, &o);              /* 10 packets queued on lo */
+	CHECK_EQ(o.tstamp, 1000 * MS + 10 * 121120);
+	CHECK_EQ(run_if(buf, len, veth_ifindex, &o), TC_ACT_OK);
+	CHECK_EQ(o.tstamp, 1000 * MS + 121120);   /* its own, empty queue */
+	CHECK_EQ(map_count(skel->maps.afcd_queue), 2);
+	CHECK_EQ(map_count(skel->maps.afcd_sb_ring), 2);
+	CHECK_EQ(map_count(skel->maps.afcd_flows), 2); /* same 5-tuple, two flows */
+	{
+		struct afcd_flow f1, f2;
+
+		get_flow(&s, 1, &f1);
+		get_flow(&s, veth_ifindex, &f2);
+		CHECK_EQ(f1.m_i, 10);
+		CHECK_EQ(f2.m_i, 1);
+		CHECK_EQ(get_queue(1).n_active, 1);
+		CHECK_EQ(get_queue(veth_ifindex).n_active, 1);
+	}
+	unload();
+}
+
+/* ---- Flow-table bound ---------------------------------------------------- */
+
+static void test_flow_flood_bounded(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	const __u32 nflows = 1000000;
+	__u8 buf[PKT_MAX];
+	struct pkt_spec s = pkt_tcp4(0, 64);
+	__u64 now = 1000 * MS;
+	__u32 i, live, counts;
+	int len;
+
+	SETUP();
+	c.rate_bps = AFCD_RATE_MAX_BPS;
+	c.sample_bytes = 640;        /* ~1 in 10 packets sampled */
+	c.sb_size = 2000;
+	set_cfg(1, &c);
+	len = pkt_build(buf, &s);
+	for (i = 0; i < nflows; i++) {
+		__u32 src = htonl(0xC6120000u | (i >> 16));
+		__u16 sport = htons((__u16)i);
+
+		memcpy(buf + 26, &src, 4);       /* distinct (saddr, sport) */
+		memcpy(buf + 34, &sport, 2);
+		set_now(now += 1000);
+		if (run_if(buf, len, 1, NULL) != TC_ACT_OK)
+			break;
+	}
+	CHECK_EQ(i, nflows);
+	live = map_count(skel->maps.afcd_flows);
+	counts = map_count(skel->maps.afcd_sb_count);
+	{
+		struct afcd_queue q = get_queue(1);
+		__u64 evicted = q.astats[AFCD_A_FLOW_NEW] - live;
+
+		printf("    flood: %u flows offered, %u live (bound %u), %llu evicted, "
+		       "%llu sampled, N = %d\n", nflows, live, AFCD_FLOWS_MAX,
+		       (unsigned long long)evicted,
+		       (unsigned long long)q.astats[AFCD_A_SAMPLED], q.n_active);
+		CHECK(live <= AFCD_FLOWS_MAX && live > AFCD_FLOWS_MAX / 2, "live %u", live);
+		CHECK_EQ(q.astats[AFCD_A_FLOW_NEW], nflows);
+		CHECK(evicted >= nflows - AFCD_FLOWS_MAX, "evicted %llu", (unsigned long long)evicted);
+		CHECK_EQ(q.stats[AFCD_S_PASSED], nflows);
+		/* N is exact: one count entry per flow holding samples */
+		CHECK_EQ((__u32)q.n_active, counts);
+		CHECK(counts <= c.sb_size, "counts %u", counts);
+		CHECK(q.astats[AFCD_A_SAMPLED] > nflows / 20, "sampled");
+		CHECK_EQ(q.astats[AFCD_A_SB_FAIL], 0);
+	}
+	unload();
+}
+
+static int setup_netns(void)
+{
+	FILE *f;
+
+	if (unshare(CLONE_NEWNET)) {
+		perror("unshare(CLONE_NEWNET)");
+		return -1;
+	}
+	if (system("ip link add afcdt0 type veth peer name afcdt1 2>/dev/null"))
+		return 0; /* isolation test will report */
+	f = popen("ip -o link show afcdt0 | cut -d: -f1", "r");
+	if (f) {
+		if (fscanf(f, "%d", &veth_ifindex) != 1)
+			veth_ifindex = 0;
+		pclose(f);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	filter = argc > 1 ? argv[1] : NULL;
+	libbpf_set_print(libbpf_quiet);
+	if (geteuid()) {
+		fprintf(stderr, "test_datapath: needs root (BPF_PROG_TEST_RUN, netns)\n");
+		return 1;
+	}
+	if (setup_netns())
+		return 1;
+	TEST(test_edt_spacing);
+	TEST(test_horizon_drop);
+	TEST(test_non_ip_never_dropped);
+	TEST(test_unconfigured_passthrough);
+	TEST(test_afcd_heavy_dropped_light_never);
+	TEST(test_codel_law_in_datapath);
+	TEST(test_codel_state_global_vs_per_flow);
+	TEST(test_target_i_from_estimate);
+	TEST(test_fall_global_target_n);
+	TEST(test_fall_uses_loader_estimate);
+	TEST(test_fall_gate1_blocks);
+	TEST(test_afd_drop_rate);
+	TEST(test_ecn_ce_threshold_ipv4);
+	TEST(test_ecn_ce_ipv6);
+	TEST(test_ecn_aqm_mark_instead_of_drop);
+	TEST(test_malformed_pass_and_counted);
+	TEST(test_interfaces_do_not_share_state);
+	TEST(test_flow_flood_bounded);
+	return test_summary();
+}

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * test_law.c - host unit tests of the decision headers compiled for the
+ * host: EDT arithmetic, the CoDel control law (RFC 8289 / codel.h), the
+ * fixed-point per-flow target (eq. 3.14 / 4.16), FaLL's RTT/sqrt(N)
+ * (eq. 4.5), the AFD controller (eq. 3.5) and the parser (with every
+ * truncation of crafted packets and random bytes, under ASan/UBSan).
+ *
+ *   build/test_law [name-filter]
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <stdint.h>
+
+#include "afcd_law.h"
+#include "afcd_parse.h"
+#include "check.h"
+#include "pkt.h"
+
+static const char *filter;
+
+static void test_tx_ns_exact(void)
+{
+	CHECK_EQ(afcd_tx_ns(1500, 100000000ULL), 120000);     /* 1500 B at 100 Mbit/s */
+	CHECK_EQ(afcd_tx_ns(64, 10000000000ULL), 51);         /* 51.2 ns, floored */
+	CHECK_EQ(afcd_tx_ns(1, 3), 8000000000ULL / 3);
+	CHECK_EQ(afcd_tx_ns(1514, 0), 0);                     /* rate 0 guarded */
+	/* lengths clamp at 2^20: no overflow even at 1 bit/s */
+	CHECK_EQ(afcd_tx_ns(0xffffffffu, 1), (__u64)AFCD_LEN_MAX * 8000000000ULL);
+}
+
+static void test_edt_schedule(void)
+{
+	struct afcd_edt e;
+
+	afcd_edt_schedule(1000, 0, 120, &e);          /* idle queue */
+	CHECK_EQ(e.t_dep_ns, 1120);
+	CHECK_EQ(e.sojourn_ns, 120);
+	CHECK_EQ(e.backlog_ns, 0);
+	afcd_edt_schedule(1000, 5000, 120, &e);       /* 4 us of work ahead */
+	CHECK_EQ(e.t_dep_ns, 5120);
+	CHECK_EQ(e.sojourn_ns, 4120);
+	CHECK_EQ(e.backlog_ns, 4000);
+}
+
+static void test_newton_converges(void)
+{
+	struct afcd_codel_vars cv = { .count = 1, .rec_inv_sqrt = AFCD_REC_INV_SQRT_ONE };
+	uint32_t c;
+
+	for (c = 2; c <= 1000; c++) {
+		double want, got;
+
+		cv.count = c;
+		afcd_codel_newton_step(&cv);
+		want = 1.0 / sqrt((double)c);
+		got = cv.rec_inv_sqrt / 65536.0;
+		if (c >= 4)
+			CHECK(fabs(got - want) / want < 0.03, "count %u: %f vs %f", c, got, want);
+		if (c >= 20)
+			CHECK(fabs(got - want) / want < 0.005, "count %u: %f vs %f", c, got, want);
+	}
+}
+
+static void test_control_law_precedence(void)
+{
+	/* t + interval/sqrt(count): with rec = 0.5 the step is interval/2,
+	 * added to t (a wrong precedence would scale t too). */
+	CHECK_EQ(afcd_codel_control_law(1000000000ULL, 100000000ULL, 0x8000), 1050000000ULL);
+	CHECK_EQ(afcd_codel_control_law(0, 100000000ULL, AFCD_REC_INV_SQRT_ONE),
+		 (100000000ULL * 0xffff) >> 16);
+	/* largest interval does not overflow */
+	CHECK_EQ(afcd_codel_control_law(0, AFCD_INTERVAL_MAX_NS, 0x8000), AFCD_INTERVAL_MAX_NS / 2);
+}
+
+static void test_should_drop_window(void)
+{
+	__u64 fa = 0;
+	const __u64 target = 5000000, interval = 100000000, mp = 120000;
+
+	CHECK(!afcd_codel_should_drop(&fa, 1000, 1000, 900000, target, interval, mp), "below");
+	CHECK_EQ(fa, 0);
+	CHECK(!afcd_codel_should_drop(&fa, 10000000, 6000000, 6000000, target, interval, mp), "opens");
+	CHECK(fa != 0, "window opened");
+	CHECK(!afcd_codel_should_drop(&fa, 10000000 + interval - 2, 6000000, 6000000,
+				      target, interval, mp), "inside window");
+	CHECK(afcd_codel_should_drop(&fa, 10000000 + interval + 1, 6000000, 6000000,
+				     target, interval, mp), "after interval");
+	/* one packet's worth of backlog is never "above" (CoDel maxpacket) */
+	CHECK(!afcd_codel_should_drop(&fa, 10000000 + 2 * interval, 6000000, mp,
+				      target, interval, mp), "maxpacket");
+	CHECK_EQ(fa, 0);
+}
+
+/* Drive the state machine with ok_to_drop = 1 and a packet every 1 us:
+ * drops are spaced interval/sqrt(count) (within Newton's accuracy). */
+static void test_control_law_spacing(void)
+{
+	struct afcd_codel_vars cv = {0};
+	const __u64 interval = 100000000;
+	__u64 t, last = 0, prev_gap = ~0ULL;
+	uint32_t drops = 0;
+
+	for (t = 0; t < 3 * 1000000000ULL && drops < 60; t += 1000) {
+		if (!afcd_codel_decide(&cv, 1, t, interval))
+			continue;
+		drops++;
+		if (drops >= 2) {
+			__u64 gap = t - last;
+			double want = interval / sqrt((double)(drops - 1));
+
+			/* the gap before drop k is set after drop k-1 (count k-1) */
+			if (drops >= 5)
+				CHECK(fabs(gap - want) / want < 0.03,
+				      "drop %u gap %llu want %.0f", drops,
+				      (unsigned long long)gap, want);
+			if (drops >= 5) /* Newton's first steps undershoot (codel.h too) */
+				CHECK(gap <= prev_gap, "accelerates: drop %u", drops);
+			prev_gap = gap;
+		}
+		last = t;
+	}
+	CHECK_EQ(drops, 60);
+	CHECK_EQ(cv.count, 60);
+	/* leaving and re-entering soon resumes near the old count */
+	CHECK(!afcd_codel_decide(&cv, 0, last + 1000, interval), "leave");
+	CHECK_EQ(cv.dropping, 0);
+	CHECK(afcd_codel_decide(&cv, 1, last + 2000, interval), "re-enter drops at once");
+	CHECK_EQ(cv.count, 59); /* delta = count - lastcount = 60 - 1 */
+}
+
+/* The resume heuristic of codel.h: count - lastcount > 1 and recent. */
+static void test_codel_resume(void)
+{
+	struct afcd_codel_vars cv = {0};
+	const __u64 interval = 100000000;
+
+	CHECK(afcd_codel_decide(&cv, 1, 0, interval), "enter");
+	CHECK_EQ(cv.lastcount, 1);
+	cv.count = 11;                 /* ten more drops happened */
+	CHECK(!afcd_codel_decide(&cv, 0, 1000, interval), "leave");
+	CHECK(afcd_codel_decide(&cv, 1, 2000, interval), "re-enter");
+	CHECK_EQ(cv.count, 10);        /* delta = 11 - 1 */
+	cv.count = 30;
+	cv.lastcount = 10;
+	CHECK(!afcd_codel_decide(&cv, 0, 3000, interval), "leave");
+	CHECK(afcd_codel_decide(&cv, 1, 3000 + 20 * interval, interval), "late re-enter");
+	CHECK_EQ(cv.count, 1);         /* too long ago: start over */
+}
+
+static void test_target_i_fixed_point(void)
+{
+	const __u64 T = 5000000, H = 100000000;
+
+	CHECK_EQ(afcd_target_i_ns(T, 100, 100, 3, H), T);            /* fair: target */
+	CHECK_EQ(afcd_target_i_ns(T, 100, 200, 3, H), T / 8);        /* 2x: 1/8 */
+	CHECK_EQ(afcd_target_i_ns(T, 100, 200, 4, H), T / 16);       /* reference's k=4 */
+	CHECK_EQ(afcd_target_i_ns(T, 100, 200, 1, H), T / 2);
+	CHECK_EQ(afcd_target_i_ns(T, 100, 99, 3, H), AFCD_TARGET_INF); /* below fair */
+	CHECK_EQ(afcd_target_i_ns(T, 100, 0, 3, H), AFCD_TARGET_INF);  /* unsampled */
+	CHECK_EQ(afcd_target_i_ns(T, 1, 1, 3, H), T);                /* m_i = 1, N = sb */
+	/* m_i >> m_fair: ratio clamped at 1/64, so (1/64)^3 */
+	CHECK_EQ(afcd_target_i_ns(T, 1, 2000, 3, H), T / 262144);
+	CHECK_EQ(afcd_target_i_ns(T, 1, 4096, 4, H), T / 16777216);
+	/* the reference wrapped above ~19 ms: here 10 s * (1/2)^3 is exact */
+	CHECK_EQ(afcd_target_i_ns(10000000000ULL, 500, 1000, 3, 20000000000ULL), 1250000000ULL);
+	/* largest target, equal shares, clamped to the horizon */
+	CHECK_EQ(afcd_target_i_ns(AFCD_TIME_MAX_NS, 7, 7, 3, H), H);
+	/* ratio and power at the clamps stay in range */
+	CHECK_EQ(afcd_ratio_q31(1, 4096), AFCD_RATIO_MIN_Q31);
+	CHECK_EQ(afcd_ratio_q31(4096, 1), AFCD_Q31_ONE);
+	CHECK_EQ(afcd_pow_q31(AFCD_RATIO_MIN_Q31, 4), 128);
+	CHECK_EQ(afcd_pow_q31(AFCD_Q31_ONE, 3), AFCD_Q31_ONE);
+	/* 1000 random (m_fair, m_i, k): within 2 ns + 1e-6 of floating point (floors) */
+	{
+		__u64 x = 99;
+
+		for (int i = 0; i < 1000; i++) {
+			__u32 mf, mi, k;
+			double want, got;
+
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			mf = 1 + x % 4096;
+			mi = mf + (x >> 20) % 4096;
+			k = 1 + (x >> 40) % 4;
+			want = (double)T * pow((double)mf / mi < 1.0 / 64 ? 1.0 / 64 : (double)mf / mi, k);
+			got = (double)afcd_target_i_ns(T, mf, mi, k, H);
+			CHECK(fabs(got - want) <= 2.0 + want * 1e-6, "mf %u mi %u k %u: %f vs %f",
+			      mf, mi, k, got, want);
+		}
+	}
+}
+
+static void test_afd_probability(void)
+{
+	CHECK_EQ(afcd_afd_drop_q16(100, 200), 32768);  /* 1 - 1/2 */
+	CHECK_EQ(afcd_afd_drop_q16(100, 100), 0);
+	CHECK_EQ(afcd_afd_drop_q16(100, 50), 0);
+	CHECK_EQ(afcd_afd_drop_q16(100, 0), 0);
+	CHECK_EQ(afcd_afd_drop_q16(1, 4096), 65536 - 16);
+}
+
+static void test_sampling_probability(void)
+{
+	uint32_t i, hits = 0;
+	__u64 x = 88172645463325252ULL;
+
+	CHECK(afcd_sample_hit(0xffffffffu, 1500, 1500), "len >= sample_bytes");
+	CHECK(afcd_sample_hit(0, 1, 1000000), "rand 0");
+	CHECK(!afcd_sample_hit(0xffffffffu, 999, 1000), "rand max, len < sample");
+	for (i = 0; i < 1000000; i++) {
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		hits += afcd_sample_hit((uint32_t)(x >> 32), 100, 1000);
+	}
+	/* p = 0.1: 100000 +- 5 sigma (sigma = 300) */
+	CHECK(hits > 98500 && hits < 101500, "hits %u", hits);
+}
+
+static void test_m_fair_fallback(void)
+{
+	CHECK_EQ(afcd_m_fair_fallback(2000, 0), 2000);
+	CHECK_EQ(afcd_m_fair_fallback(2000, -3), 2000);
+	CHECK_EQ(afcd_m_fair_fallback(2000, 1), 2000);
+	CHECK_EQ(afcd_m_fair_fallback(2000, 3), 666);
+	CHECK_EQ(afcd_m_fair_fallback(2000, 5000), 1);
+}
+
+static void test_isqrt(void)
+{
+	__u64 x, r;
+	__u64 s = 12345;
+	int i;
+
+	for (x = 1; x < 100000; x++) {
+		r = afcd_isqrt64(x);
+		CHECK(r * r <= x + 2 * r && (r + 1) * (r + 1) > x, "isqrt(%llu) = %llu",
+		      (unsigned long long)x, (unsigned long long)r);
+	}
+	for (i = 0; i < 100000; i++) {
+		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+		x = (s >> 2) | 1;
+		r = afcd_isqrt64(x);
+		CHECK((__uint128_t)r * r <= (__uint128_t)x + 2 * r &&
+		      (__uint128_t)(r + 1) * (r + 1) > x, "isqrt(%llu) = %llu",
+		      (unsigned long long)x, (unsigned long long)r);
+	}
+	CHECK_EQ(afcd_isqrt64(0), 0);
+	CHECK_EQ(afcd_isqrt64(1ULL << 32), 1ULL << 16);
+}
+
+static void test_fall_global_target(void)
+{
+	const __u64 rtt = 20000000, lo = 240000, hi = 100000000;
+
+	CHECK_EQ(afcd_fall_global_target_ns(rtt, 1, lo, hi), rtt);
+	CHECK_EQ(afcd_fall_global_target_ns(rtt, 4, lo, hi), rtt / 2);
+	CHECK_EQ(afcd_fall_global_target_ns(rtt, 100, lo, hi), rtt / 10);
+	CHECK_EQ(afcd_fall_global_target_ns(rtt, 0, lo, hi), rtt);       /* N = 0 -> 1 */
+	CHECK_EQ(afcd_fall_global_target_ns(rtt, 10000, lo, hi), lo);    /* 200 us < lo */
+	CHECK_EQ(afcd_fall_global_target_ns(500000000, 1, lo, hi), hi);  /* > interval */
+	{
+		__u64 g = afcd_fall_global_target_ns(1000000, 2, 0, ~0ULL);
+
+		CHECK(g >= 707105 && g <= 707108, "1ms/sqrt2 = %llu", (unsigned long long)g);
+	}
+}
+
+static void test_afd_controller(void)
+{
+	__s64 c = 0;
+	uint32_t m;
+
+	/* at Q = Q_target the correction stays 0: m_fair = sb/N */
+	m = afcd_afd_m_fair(&c, 10000, 10000, 10000, 1700, 1800, 2000, 4);
+	CHECK_EQ(m, 500);
+	CHECK_EQ(c, 0);
+	/* queue above target and growing: m_fair falls */
+	m = afcd_afd_m_fair(&c, 10000, 50000, 10000, 1700, 1800, 2000, 4);
+	CHECK(m < 500, "m_fair %u", m);
+	/* empty queue: m_fair rises back */
+	{
+		uint32_t before = m;
+
+		m = afcd_afd_m_fair(&c, 0, 0, 10000, 1700, 1800, 2000, 4);
+		CHECK(m > before, "m_fair %u after %u", m, before);
+	}
+	/* wind-up bounded, result clamped to [1, sb_size] */
+	c = 0;
+	for (int i = 0; i < 100000; i++)
+		m = afcd_afd_m_fair(&c, 1000000, 1000000, 0, 1700, 1800, 2000, 4);
+	CHECK_EQ(m, 1);
+	CHECK(c >= -2000 * 1000, "c %lld", (long long)c);
+	CHECK_EQ(afcd_backlog_milli_samples(8000000, 100000000, 100), 1000000);
+}
+
+static int parse_buf(const uint8_t *src, int len, struct afcd_pkt *p)
+{
+	/* exact-size heap copy so ASan catches any read past the end */
+	uint8_t *b = malloc(len ? len : 1);
+	int st;
+
+	memcpy(b, src, len);
+	st = afcd_parse(b, b + len, p);
+	free(b);
+	return st;
+}
+
+static void test_parse_basic(void)
+{
+	uint8_t buf[PKT_MAX];
+	struct afcd_pkt p;
+	struct pkt_spec s = pkt_tcp4(40000, 100);
+	int len;
+
+	s.ecn = 2;
+	len = pkt_build(buf, &s);
+	CHECK_EQ(parse_buf(buf, len, &p), AFCD_P_IP);
+	CHECK_EQ(p.family, 4);
+	CHECK_EQ(p.ecn, 2);
+	CHECK_EQ(p.l3_off, 14);
+	CHECK_EQ(p.key.proto, 6);
+	CHECK_EQ(ntohs(p.key.sport), 40000);
+	CHECK_EQ(ntohs(p.key.dport), 5201);
+	CHECK_EQ(ntohl(p.key.saddr[3]), 0xC6120001);
+	CHECK_EQ(ntohl(p.key.saddr[2]), 0xffff);   /* IPv4-mapped */
+	CHECK_EQ(p.key.saddr[0], 0);
+
+	s.vlans = 2;
+	len = pkt_build(buf, &s);
+	CHECK_EQ(parse_buf(buf, len, &p), AFCD_P_IP);
+	CHECK_EQ(p.l3_off, 22);
+	CHECK_EQ(ntohs(p.key.sport), 40000);
+
+	s = pkt_tcp6(40001, 100);
+	s.ecn = 1;
+	s.vlans = 1;
+	len = pkt_build(buf, &s);
+	CHECK_EQ(parse_buf(buf, len, &p), AFCD_P_IP);
+	CHECK_EQ(p.family, 6);
+	CHECK_EQ(p.ecn, 1);
+	CHECK_EQ(p.l3_off, 18);
+	CHECK_EQ(ntohs(p.key.sport), 40001);
+	CHECK_EQ(((uint8_t *)p.key.daddr)[15], 2);
+}
+
+static void test_parse_ipv6_ext_and_fragments(void)
+{
+	uint8_t buf[PKT_MAX];
+	/* hop-by-hop (8 B) -> destination options (16 B) -> TCP */
+	const uint8_t ext[24] = { 60, 0, 1, 4, 0, 0, 0, 0,
+				  6, 1, 1, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	/* fragment header, offset 0, M = 1 -> UDP */
+	const uint8_t frag[8] = { 17, 0, 0x00, 0x01, 0, 0, 0, 1 };
+	/* atomic fragment (offset 0, M = 0) -> TCP: parsed through */
+	const uint8_t afrag[8] = { 6, 0, 0, 0, 0, 0, 0, 1 };
+	uint8_t chain[8 * 7];
+	struct afcd_pkt p;
+	struct pkt_spec s = pkt_tcp6(40002, 200);
+	int len, i;
+
+	s.v6_ext = ext;
+	s.v6_ext_len = sizeof(ext);
+	s.v6_first_nh = 0;
+	len = pkt_build(buf, &s);
+	CHECK_EQ(parse_buf(buf, len, &p), AFCD_P_IP);
+	CHECK_EQ(p.key.proto, 6);
+	CHECK_EQ(ntohs(p.key.sport), 40002);
+
+	s.v6_ext = frag;
+	s.v6_ext_len = sizeof(frag);
+	s.v6_first_nh = 44;
+	len = pkt_build(buf, &s);
+	CHECK_EQ(parse_buf(buf, len, &p), AFCD_P_IP);
+	CHECK_EQ(p.fragment, 1);
+	CHECK_EQ(p.key.proto, 17);
+	CHECK_EQ(p.key.sport, 0);
+
+	s.v6_ext = afrag;
+	s.v6_ext_len = sizeof(afrag);
+	len = pkt_build(buf, &s);
+	CHECK_EQ(parse_buf(buf, len, &p), AFCD_P_IP);
+	CHECK_EQ(p.fragment, 0);
+	CHECK_EQ(ntohs(p.key.sport), 40002);
+
+	/* seven destination-options headers: longer than we follow */
+	for (i = 0; i < 7; i++) {
+		memset(chain + 8 * i, 0, 8);
+		chain[8 * i] = i == 6 ? 6 : 60;
+	}
+	s.v6_ext = chain;
+	s.v6_ext_len = sizeof(chain);
+	s.v6_first_nh = 60;
+	len = pkt_build(buf, &s);
+	CHECK_EQ(parse_buf(buf, len, &p), AFCD_P_MALFORMED);
+
+	/* IPv4 fragments: first (MF) and later (offset) both have ports 0 */
+	s = pkt_tcp4(40003, 100);
+	s.frag_off = 0x2000;
+	len = pkt_build(buf, &s);
+	CHECK_EQ(parse_buf(buf, len, &p), AFCD_P_IP);
+	CHECK_EQ(p.fragment, 1);
+	CHECK_EQ(p.key.sport, 0);
+	s.frag_off = 0x0010;
+	len = pkt_build(buf, &s);
+	CHECK_EQ(parse_buf(buf, len, &p), AFCD_P_IP);
+	CHECK_EQ(p.fragment, 1);
+	s.frag_off = 0x4000; /* DF only: not a fragment */
+	len = pkt_build(buf, &s);
+	CHECK_EQ(parse_buf(buf, len, &p), AFCD_P_IP);
+	CHECK_EQ(p.fragment, 0);
+}
+
+static void test_parse_malformed(void)
+{
+	uint8_t buf[PKT_MAX];
+	struct afcd_pkt p;
+	struct pkt_spec s = pkt_tcp4(40004, 60);
+	int len, cut, st;
+
+	len = pkt_build(buf, &s);
+	buf[14] = 0x44; /* IHL 4 < 5 */
+	CHECK_EQ(parse_buf(buf, len, &p), AFCD_P_MALFORMED);
+	buf[14] = 0x55; /* version 5 */
+	CHECK_EQ(parse_buf(buf, len, &p), AFCD_P_MALFORMED);
+	buf[14] = 0x4f; /* IHL 15: options run past the frame */
+	CHECK_EQ(parse_buf(buf, 40, &p), AFCD_P_MALFORMED);
+
+	/* ARP is not IP */
+	len = pkt_build(buf, &s);
+	buf[12] = 0x08;
+	buf[13] = 0x06;
+	CHECK_EQ(parse_buf(buf, len, &p), AFCD_P_NON_IP);
+
+	/* every truncation of IPv4, double-VLAN IPv6 with extension headers */
+	{
+		const uint8_t ext[16] = { 60, 0, 1, 4, 0, 0, 0, 0, 6, 0, 1, 4, 0, 0, 0, 0 };
+		struct pkt_spec v[2] = { pkt_tcp4(1, 60), pkt_tcp6(2, 100) };
+
+		v[1].vlans = 2;
+		v[1].v6_ext = ext;
+		v[1].v6_ext_len = sizeof(ext);
+		v[1].v6_first_nh = 0;
+		for (int k = 0; k < 2; k++) {
+			int hdr_end;
+
+			len = pkt_build(buf, &v[k]);
+			hdr_end = k == 0 ? 14 + 20 + 4 : 22 + 40 + 16 + 4;
+			for (cut = 0; cut <= len; cut++) {
+				st = parse_buf(buf, cut, &p);
+				if (cut >= hdr_end)
+					CHECK(st == AFCD_P_IP, "k %d cut %d st %d", k, cut, st);
+				else
+					CHECK(st != AFCD_P_IP, "k %d cut %d st %d", k, cut, st);
+			}
+		}
+	}
+}
+
+static void test_parse_random_bytes(void)
+{
+	uint8_t buf[256];
+	struct afcd_pkt p;
+	__u64 x = 0x1234567;
+	int i, j, len;
+
+	for (i = 0; i < 200000; i++) {
+		for (j = 0; j < (int)sizeof(buf); j++) {
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			buf[j] = (uint8_t)x;
+		}
+		/* bias toward IP ethertypes and VLANs so deep paths run */
+		if (i & 1) { buf[12] = 0x86; buf[13] = 0xdd; buf[14] = 0x60 | (buf[14] & 0xf); }
+		if (i & 2) { buf[12] = 0x08; buf[13] = 0x00; buf[14] = 0x40 | (buf[14] & 0xf); }
+		if (i & 4) { buf[16] = buf[12]; buf[17] = buf[13]; buf[12] = 0x81; buf[13] = 0; }
+		len = (int)(x % sizeof(buf));
+		(void)parse_buf(buf, len, &p);
+	}
+	CHECK(1, "no crash");
+}
+
+int main(int argc, char **argv)
+{
+	filter = argc > 1 ? argv[1] : NULL;
+	TEST(test_tx_ns_exact);
+	TEST(test_edt_schedule);
+	TEST(test_newton_converges);
+	TEST(test_control_law_precedence);
+	TEST(test_should_drop_window);
+	TEST(test_control_law_spacing);
+	TEST(test_codel_resume);
+	TEST(test_target_i_fixed_point);
+	TEST(test_afd_probability);
+	TEST(test_sampling_probability);
+	TEST(test_m_fair_fallback);
+	TEST(test_isqrt);
+	TEST(test_fall_global_target);
+	TEST(test_afd_controller);
+	TEST(test_parse_basic);
+	TEST(test_parse_ipv6_ext_and_fragments);
+	TEST(test_parse_malformed);
+	TEST(test_parse_random_bytes);
+	return test_summary();
+}
