@@ -4,7 +4,8 @@
  * direct-action) over an EDT virtual queue.
  *
  * Per packet (ALGORITHM.md sec. 2-6):
- *   1. config for skb->ifindex (or the default, key 0); unconfigured: pass;
+ *   1. config for skb->ifindex (one hash lookup; it names the interface's
+ *      slot in the array maps); unconfigured: pass untouched;
  *   2. parse; IP packets get a flow key, per-flow state (LRU) and, with
  *      probability len/sample_bytes, a sample in the shadow buffer;
  *   3. outside the lock: m_i, m_fair, target_i (or the AFD probability);
@@ -80,43 +81,18 @@ AFCD_INLINE void afcd_gstat_inc(__u32 idx)
 		*v += 1;
 }
 
-AFCD_INLINE void *afcd_zero_value(void)
-{
-	__u32 k = 0;
-
-	return bpf_map_lookup_elem(&afcd_zero, &k);
-}
-
-/* Lookup-or-create of a per-interface value from the zero source. */
-AFCD_INLINE void *afcd_iface_value(void *map, __u32 *ifindex)
-{
-	void *v = bpf_map_lookup_elem(map, ifindex);
-	void *zero;
-
-	if (v)
-		return v;
-	zero = afcd_zero_value();
-	if (!zero)
-		return 0;
-	bpf_map_update_elem(map, ifindex, zero, BPF_NOEXIST); /* EEXIST: raced, fine */
-	return bpf_map_lookup_elem(map, ifindex);
-}
-
 /* Per-flow state, created on first sight with m_i taken from the shadow
  * buffer's count (the flow may have been evicted and come back). */
 AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_flow_key *key)
 {
 	struct afcd_flow *f = bpf_map_lookup_elem(&afcd_flows, key);
-	void *zero;
+	struct afcd_flow zero = {};
 	__u32 *cnt;
 	long err;
 
 	if (f)
 		return f;
-	zero = afcd_zero_value();
-	if (!zero)
-		return 0;
-	err = bpf_map_update_elem(&afcd_flows, key, zero, BPF_NOEXIST);
+	err = bpf_map_update_elem(&afcd_flows, key, &zero, BPF_NOEXIST);
 	if (err && err != -AFCD_EEXIST) {
 		__sync_fetch_and_add(&q->astats[AFCD_A_FLOW_FAIL], 1);
 		return 0;
@@ -134,7 +110,7 @@ AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_fl
 /* Write one sample into the shadow buffer (AFD, Pan et al.; dissertation
  * Algorithm 1 enqueue): the slot's previous flow loses a sample, this
  * flow gains one; N (q->n_active) follows the 0 <-> 1 transitions. */
-AFCD_INLINE void afcd_sb_sample(struct afcd_queue *q, __u32 ifindex, __u32 sb_size,
+AFCD_INLINE void afcd_sb_sample(struct afcd_queue *q, __u32 slot, __u32 sb_size,
 				struct afcd_flow_key *key, struct afcd_flow *f)
 {
 	struct afcd_flow_key old;
@@ -145,7 +121,7 @@ AFCD_INLINE void afcd_sb_sample(struct afcd_queue *q, __u32 ifindex, __u32 sb_si
 
 	if (sb_size == 0 || sb_size > AFCD_SB_SIZE_MAX)
 		return;
-	ring = afcd_iface_value(&afcd_sb_ring, &ifindex);
+	ring = bpf_map_lookup_elem(&afcd_sb_ring, &slot);
 	if (!ring)
 		return;
 	pos = __sync_fetch_and_add(&q->sb_head, 1) % sb_size;
@@ -345,23 +321,22 @@ int afcd_egress(struct __sk_buff *skb)
 	__u32 ifindex = afcd_ctx_u32(skb, offsetof(struct __sk_buff, ifindex));
 	__u32 skb_len = afcd_ctx_u32(skb, offsetof(struct __sk_buff, len));
 	__u32 wire_len = afcd_ctx_u32(skb, offsetof(struct __sk_buff, wire_len));
-	__u32 key0 = 0, verdict, sb_size, lin;
+	__u32 verdict, sb_size, slot, lin;
 	__u64 t_dep = 0;
 	__u8 ce_thr_mark = 0;
 	void *data, *data_end;
 	int st;
 
 	cfg = bpf_map_lookup_elem(&afcd_cfg, &ifindex);
-	if (!cfg)
-		cfg = bpf_map_lookup_elem(&afcd_cfg, &key0);
 	if (!cfg || cfg->abi != AFCD_ABI_VERSION || !cfg->rate_bps ||
 	    cfg->algo >= AFCD_ALGO__MAX) {
 		afcd_gstat_inc(AFCD_G_UNCONFIGURED);
 		return TC_ACT_OK;
 	}
-	q = afcd_iface_value(&afcd_queue, &ifindex);
-	if (!q) {
-		afcd_gstat_inc(AFCD_G_NO_QUEUE);
+	slot = cfg->slot;
+	q = bpf_map_lookup_elem(&afcd_queue, &slot);  /* array: inlined */
+	if (!q || q->ifindex != ifindex) {
+		afcd_gstat_inc(AFCD_G_BAD_SLOT);
 		return TC_ACT_OK;
 	}
 
@@ -394,7 +369,7 @@ int afcd_egress(struct __sk_buff *skb)
 		pkt.key.ifindex = ifindex;
 		f = afcd_flow_get(q, &pkt.key);
 		if (afcd_sample_hit(afcd_rand(), in.len, cfg->sample_bytes))
-			afcd_sb_sample(q, ifindex, sb_size, &pkt.key, f);
+			afcd_sb_sample(q, slot, sb_size, &pkt.key, f);
 	}
 
 	if (f && in.algo != AFCD_ALGO_DROPTAIL) {
@@ -403,7 +378,7 @@ int afcd_egress(struct __sk_buff *skb)
 
 		in.aqm = 1;
 		if (in.algo != AFCD_ALGO_CODEL) {
-			struct afcd_est *est = bpf_map_lookup_elem(&afcd_est, &ifindex);
+			struct afcd_est *est = bpf_map_lookup_elem(&afcd_est, &slot);
 
 			if (m_i > sb_size)
 				m_i = sb_size;

@@ -269,6 +269,20 @@ AFCD_INLINE __u64 afcd_isqrt64(__u64 a)
 	return x;
 }
 
+/* sqrt(n) in Q24 for 1 <= n <= 2^13, i.e. isqrt(n * 2^48) within +1:
+ * the same Newton iteration from 2^31 (above sqrt(2^61)), where 7 halving
+ * steps and 6 quadratic ones suffice (checked for every n by the tests).
+ * The FaLL fallback runs per packet, so this is kept short. */
+AFCD_INLINE __u64 afcd_sqrt_q24(__u32 n)
+{
+	__u64 a = (__u64)n << 48, x = 1ULL << 31;
+	int i;
+
+	for (i = 0; i < 14; i++)
+		x = (x + a / x) >> 1;
+	return x;
+}
+
 /* FaLL efficiency module (eq. 4.5-4.6, after Appenzeller's C*RTT/sqrt(N)):
  *   global_target = RTT / sqrt(N), clamped to [lo_ns, hi_ns]
  * with lo = 2 tx(MTU) and hi = interval. N <= 0 is taken as 1, N above
@@ -286,7 +300,7 @@ AFCD_INLINE __u64 afcd_fall_global_target_ns(__u64 rtt_ns, __s32 n,
 		n = 1 << 13;
 	if (rtt_ns > AFCD_TIME_MAX_NS)
 		rtt_ns = AFCD_TIME_MAX_NS;
-	s = afcd_isqrt64((__u64)(__u32)n << 48); /* sqrt(N) in Q24, >= 2^24 */
+	s = afcd_sqrt_q24((__u32)n);                /* sqrt(N) in Q24, >= 2^24 */
 	gt = (rtt_ns << 24) / s;
 	if (gt > hi_ns)
 		gt = hi_ns;

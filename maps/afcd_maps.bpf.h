@@ -5,34 +5,35 @@
  * file only instantiates them. Every map is pinned by name (iproute2 and
  * the loader pin under AFCD_PIN_DIR) so that hand-attached programs, the
  * loader and the tools share one set of maps. State inside is keyed by
- * ifindex, so interfaces never share a queue, shadow buffer or flow.
+ * ifindex (config, flows) or by the interface's slot (queue, estimates,
+ * ring), so interfaces never share a queue, shadow buffer or flow.
  */
 #ifndef AFCD_MAPS_BPF_H
 #define AFCD_MAPS_BPF_H
 
 #include "afcd_maps.h"
 
-/* Config per interface (key 0: default). */
+/* Config per interface, keyed by ifindex. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, AFCD_MAX_IFACES + 1);
+	__uint(max_entries, AFCD_MAX_IFACES);
 	__type(key, __u32);
 	__type(value, struct afcd_config);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } afcd_cfg SEC(".maps");
 
-/* Loader estimates per interface (m_fair, N, global target, heartbeat). */
+/* Loader estimates per interface slot (m_fair, N, global target, heartbeat). */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, AFCD_MAX_IFACES);
 	__type(key, __u32);
 	__type(value, struct afcd_est);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } afcd_est SEC(".maps");
 
-/* Virtual queue, whole-queue CoDel state and counters per interface. */
+/* Virtual queue, whole-queue CoDel state and counters per interface slot. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, AFCD_MAX_IFACES);
 	__type(key, __u32);
 	__type(value, struct afcd_queue);
@@ -48,9 +49,9 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } afcd_flows SEC(".maps");
 
-/* Shadow buffer ring per interface. */
+/* Shadow buffer ring per interface slot. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, AFCD_MAX_IFACES);
 	__type(key, __u32);
 	__type(value, struct afcd_sb_ring);
@@ -74,15 +75,5 @@ struct {
 	__type(value, __u64);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } afcd_global SEC(".maps");
-
-/* All-zero source for creating the large per-interface values (a ring is
- * 180 KiB, far beyond the 512-byte BPF stack). Never written. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct afcd_sb_ring);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} afcd_zero SEC(".maps");
 
 #endif /* AFCD_MAPS_BPF_H */

@@ -45,16 +45,17 @@
 #define AFCD_MAP_SB_RING  "afcd_sb_ring"
 #define AFCD_MAP_SB_COUNT "afcd_sb_count"
 #define AFCD_MAP_GLOBAL   "afcd_global"
-#define AFCD_MAP_ZERO     "afcd_zero"
 
 /* The ELF section of the classifier: tc filter ... bpf da obj afcd.bpf.o sec tc */
 #define AFCD_PROG_SEC "tc"
 
 /* ---- Sizes and bounds -------------------------------------------------- */
 
-/* Interfaces that may run the program at once (entries of the per-
- * interface maps). The shadow-buffer rings are preallocated:
- * AFCD_MAX_IFACES * sizeof(struct afcd_sb_ring) = 16 * 180 KiB. */
+/* Interfaces that may run the program at once: each configured interface
+ * owns one slot (0..AFCD_MAX_IFACES-1) of the per-interface ARRAY maps
+ * (queue, estimates, shadow-buffer ring), so that the per-packet path
+ * does one hash lookup (config by ifindex) and inlined array lookups.
+ * The rings are preallocated: 16 * 180 KiB. */
 #define AFCD_MAX_IFACES      16
 /* Largest shadow buffer, in samples (slots). Default 2000 (Table 3.1). */
 #define AFCD_SB_SIZE_MAX     4096
@@ -136,8 +137,8 @@ enum afcd_astat {
 
 /* Global per-CPU counters, map afcd_global (index = enum value). */
 enum afcd_gstat {
-	AFCD_G_UNCONFIGURED = 0, /* no config for this ifindex nor the default (0) */
-	AFCD_G_NO_QUEUE,         /* per-interface state could not be created */
+	AFCD_G_UNCONFIGURED = 0, /* no valid config for this ifindex */
+	AFCD_G_BAD_SLOT,         /* config's slot not initialised for this ifindex */
 	AFCD_G__MAX,
 };
 
@@ -150,10 +151,10 @@ enum afcd_verdict {
 };
 
 /* ---- Config: map afcd_cfg ---------------------------------------------
- * BPF_MAP_TYPE_HASH, key __u32 ifindex (0 = default for every interface
- * without its own entry), value struct afcd_config. Written by the loader
- * or `afcd set`; read-only for the datapath. An interface with neither
- * its own entry nor a default passes packets untouched.
+ * BPF_MAP_TYPE_HASH, key __u32 ifindex, value struct afcd_config. Written
+ * by the loader or `afcd set` (which also assign the slot and initialise
+ * afcd_queue[slot]); read-only for the datapath. An interface without a
+ * valid entry passes packets untouched (AFCD_G_UNCONFIGURED).
  */
 struct afcd_config {
 	__u32 abi;              /* AFCD_ABI_VERSION, else the entry is ignored */
@@ -174,11 +175,13 @@ struct afcd_config {
 	__u32 mtu_bytes;        /* largest packet, bytes: FaLL lower clamp 2*tx(MTU) */
 	__u32 alpha_milli;      /* AFD controller alpha * 1000 (loader) */
 	__u32 beta_milli;       /* AFD controller beta * 1000 (loader) */
+	__u32 slot;             /* index into afcd_queue/afcd_est/afcd_sb_ring, < AFCD_MAX_IFACES */
+	__u32 ifindex;          /* the key, repeated for readers of a dump */
 };
-_Static_assert(sizeof(struct afcd_config) == 112, "afcd_config ABI");
+_Static_assert(sizeof(struct afcd_config) == 120, "afcd_config ABI");
 
 /* ---- Estimates: map afcd_est -------------------------------------------
- * BPF_MAP_TYPE_HASH, key __u32 ifindex, value struct afcd_est. Written by
+ * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_est. Written by
  * the loader every update_period; the datapath uses m_fair and
  * global_target_ns while now - heartbeat_ns <= stale_after_ns, and
  * computes its own fallback (sb_size / N, RTT / sqrt(N)) otherwise.
@@ -206,9 +209,10 @@ struct afcd_codel_vars {
 _Static_assert(sizeof(struct afcd_codel_vars) == 24, "afcd_codel_vars ABI");
 
 /* ---- Queue: map afcd_queue ---------------------------------------------
- * BPF_MAP_TYPE_HASH (not LRU: bpf_spin_lock is refused there), key __u32
- * ifindex, value struct afcd_queue. Created by the datapath on the first
- * packet of an interface. One lock per interface, taken once per packet.
+ * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_queue. The
+ * configuring tool zeroes the slot and writes its ifindex; the datapath
+ * ignores a slot whose ifindex is not the packet's (AFCD_G_BAD_SLOT).
+ * One lock per interface, taken once per packet.
  */
 struct afcd_queue {
 	struct bpf_spin_lock lock;
@@ -220,10 +224,12 @@ struct afcd_queue {
 	struct afcd_codel_vars gcv; /* whole-queue dropping state (codel, codel_state=global) */
 	__u32 maxpacket_bytes;   /* largest wire length seen (CoDel's maxpacket) */
 	__s32 n_active;          /* N: flows with samples in the shadow buffer, atomic */
+	__u32 ifindex;           /* owner of this slot, written by the configuring tool */
+	__u32 pad;
 	__u64 stats[AFCD_S__MAX];   /* enum afcd_stat, under the lock */
 	__u64 astats[AFCD_A__MAX];  /* enum afcd_astat, atomic */
 };
-_Static_assert(sizeof(struct afcd_queue) == 72 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX,
+_Static_assert(sizeof(struct afcd_queue) == 80 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX,
 	       "afcd_queue ABI");
 
 /* ---- Flow key ------------------------------------------------------------
@@ -265,8 +271,8 @@ struct afcd_flow {
 _Static_assert(sizeof(struct afcd_flow) == 104, "afcd_flow ABI");
 
 /* ---- Shadow buffer: maps afcd_sb_ring and afcd_sb_count -----------------
- * afcd_sb_ring: BPF_MAP_TYPE_HASH, key __u32 ifindex, value the ring of
- * sampled flow keys (slot i written by the (head mod sb_size)-th sample).
+ * afcd_sb_ring: BPF_MAP_TYPE_ARRAY indexed by slot, value the ring of
+ * sampled flow keys (entry i written by the (head mod sb_size)-th sample).
  * afcd_sb_count: BPF_MAP_TYPE_HASH, key struct afcd_flow_key, value __u32
  * samples of that flow in the ring; entries exist only while non-zero, so
  * the map holds at most AFCD_MAX_IFACES * AFCD_SB_SIZE_MAX flows and its

@@ -86,11 +86,33 @@ static struct afcd_config cfg_base(__u32 algo)
 	return c;
 }
 
-static void set_cfg(__u32 ifindex, const struct afcd_config *c)
+/* Interface slots as `afcd set` would assign them: lo -> 0, veth -> 1. */
+static __u32 slot_of(__u32 ifindex)
 {
-	int err = bpf_map__update_elem(skel->maps.afcd_cfg, &ifindex, sizeof(ifindex),
-				       c, sizeof(*c), BPF_ANY);
+	return ifindex == 1 ? 0 : 1;
+}
+
+/* Write the config and, like the loader, claim the slot (zeroed queue
+ * owned by ifindex) unless this interface already owns it. */
+static void set_cfg(__u32 ifindex, const struct afcd_config *cfg)
+{
+	struct afcd_config c = *cfg;
+	struct afcd_queue q;
+	__u32 slot = slot_of(ifindex);
+	int err;
+
+	c.slot = slot;
+	c.ifindex = ifindex;
+	err = bpf_map__update_elem(skel->maps.afcd_cfg, &ifindex, sizeof(ifindex),
+				   &c, sizeof(c), BPF_ANY);
 	CHECK(!err, "cfg update: %d", err);
+	if (!bpf_map__lookup_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), 0) &&
+	    q.ifindex == ifindex)
+		return;
+	memset(&q, 0, sizeof(q));
+	q.ifindex = ifindex;
+	err = bpf_map__update_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), BPF_ANY);
+	CHECK(!err, "queue init: %d", err);
 }
 
 static void set_est(__u32 ifindex, __u32 m_fair, __u64 gt_ns)
@@ -100,7 +122,8 @@ static void set_est(__u32 ifindex, __u32 m_fair, __u64 gt_ns)
 		.global_target_ns = gt_ns,
 		.m_fair = m_fair,
 	};
-	int err = bpf_map__update_elem(skel->maps.afcd_est, &ifindex, sizeof(ifindex),
+	__u32 slot = slot_of(ifindex);
+	int err = bpf_map__update_elem(skel->maps.afcd_est, &slot, sizeof(slot),
 				       &e, sizeof(e), BPF_ANY);
 	CHECK(!err, "est update: %d", err);
 }
@@ -157,19 +180,35 @@ static int run(const struct pkt_spec *s, struct out *o)
 static struct afcd_queue get_queue(__u32 ifindex)
 {
 	struct afcd_queue q;
+	__u32 slot = slot_of(ifindex);
 
 	memset(&q, 0, sizeof(q));
-	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_queue, &ifindex, sizeof(ifindex),
-				    &q, sizeof(q), 0), "queue %u missing", ifindex);
+	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_queue, &slot, sizeof(slot),
+				    &q, sizeof(q), 0) && q.ifindex == ifindex,
+	      "queue of %u missing", ifindex);
 	return q;
+}
+
+/* Slots of an ARRAY map in use (non-zero first 8 bytes after the lock
+ * for queues is overkill: count queues owned by an interface). */
+static __u32 queues_in_use(void)
+{
+	struct afcd_queue q;
+	__u32 slot, n = 0;
+
+	for (slot = 0; slot < AFCD_MAX_IFACES; slot++)
+		if (!bpf_map__lookup_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), 0) &&
+		    q.ifindex && q.stats[AFCD_S_PASSED])
+			n++;
+	return n;
 }
 
 static __u64 peek_t_last(__u32 ifindex)
 {
 	struct afcd_queue q;
+	__u32 slot = slot_of(ifindex);
 
-	if (bpf_map__lookup_elem(skel->maps.afcd_queue, &ifindex, sizeof(ifindex),
-				 &q, sizeof(q), 0))
+	if (bpf_map__lookup_elem(skel->maps.afcd_queue, &slot, sizeof(slot), &q, sizeof(q), 0))
 		return 0;
 	return q.t_last_ns;
 }
@@ -317,37 +356,49 @@ static void test_non_ip_never_dropped(void)
 	unload();
 }
 
+static __u64 gstat(__u32 k)
+{
+	__u64 g[256] = {0}, sum = 0;
+	int ncpu = libbpf_num_possible_cpus(), i;
+
+	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_global, &k, sizeof(k), g,
+				    sizeof(__u64) * ncpu, 0), "global");
+	for (i = 0; i < ncpu; i++)
+		sum += g[i];
+	return sum;
+}
+
 static void test_unconfigured_passthrough(void)
 {
 	struct pkt_spec s = pkt_tcp4(1000, 1514);
 	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
 	struct out o;
-	__u64 g[256] = {0};
-	__u32 k = AFCD_G_UNCONFIGURED;
-	int ncpu = libbpf_num_possible_cpus(), i;
-	__u64 sum = 0;
+	__u32 one = 1, slot = 0;
 
 	SETUP();
-	CHECK_EQ(run(&s, &o), TC_ACT_OK);
+	CHECK_EQ(run(&s, &o), TC_ACT_OK);        /* no config at all */
 	CHECK_EQ(o.tstamp, 0);
 	c.abi = AFCD_ABI_VERSION + 1;            /* a foreign layout is ignored */
 	set_cfg(1, &c);
 	CHECK_EQ(run(&s, &o), TC_ACT_OK);
 	CHECK_EQ(o.tstamp, 0);
-	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_global, &k, sizeof(k), g,
-				    sizeof(__u64) * ncpu, 0), "global");
-	for (i = 0; i < ncpu; i++)
-		sum += g[i];
-	CHECK_EQ(sum, 2);
-	CHECK_EQ(map_count(skel->maps.afcd_queue), 0);
-	/* the default entry (key 0) configures every interface without one */
+	CHECK_EQ(gstat(AFCD_G_UNCONFIGURED), 2);
+	/* a config whose slot belongs to no / another interface is ignored */
 	c.abi = AFCD_ABI_VERSION;
-	set_cfg(0, &c);
+	c.slot = 0;
+	c.ifindex = 1;
+	bpf_map__update_elem(skel->maps.afcd_cfg, &one, 4, &c, sizeof(c), BPF_ANY);
 	{
-		__u32 one = 1;
+		struct afcd_queue q = { .ifindex = 77 };
 
-		bpf_map__delete_elem(skel->maps.afcd_cfg, &one, sizeof(one), 0);
+		bpf_map__update_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), BPF_ANY);
 	}
+	CHECK_EQ(run(&s, &o), TC_ACT_OK);
+	CHECK_EQ(o.tstamp, 0);
+	CHECK_EQ(gstat(AFCD_G_BAD_SLOT), 1);
+	CHECK_EQ(queues_in_use(), 0);
+	/* claimed properly, the same packet is scheduled */
+	set_cfg(1, &c);
 	set_now(5 * MS);
 	CHECK_EQ(run(&s, &o), TC_ACT_OK);
 	CHECK_EQ(o.tstamp, 5 * MS + 121120);
@@ -894,8 +945,7 @@ static void test_interfaces_do_not_share_state(void)
 	CHECK_EQ(o.tstamp, 1000 * MS + 10 * 121120);
 	CHECK_EQ(run_if(buf, len, veth_ifindex, &o), TC_ACT_OK);
 	CHECK_EQ(o.tstamp, 1000 * MS + 121120);   /* its own, empty queue */
-	CHECK_EQ(map_count(skel->maps.afcd_queue), 2);
-	CHECK_EQ(map_count(skel->maps.afcd_sb_ring), 2);
+	CHECK_EQ(queues_in_use(), 2);
 	CHECK_EQ(map_count(skel->maps.afcd_flows), 2); /* same 5-tuple, two flows */
 	{
 		struct afcd_flow f1, f2;

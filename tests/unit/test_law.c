@@ -245,6 +245,12 @@ static void test_isqrt(void)
 		      (unsigned long long)x, (unsigned long long)r);
 	}
 	CHECK_EQ(afcd_isqrt64(0), 0);
+	for (x = 1; x <= (1 << 13); x++) {
+		__u64 q = afcd_sqrt_q24((__u32)x), e = afcd_isqrt64(x << 48);
+
+		CHECK(q == e || q == e + 1, "sqrt_q24(%llu) = %llu, isqrt %llu",
+		      (unsigned long long)x, (unsigned long long)q, (unsigned long long)e);
+	}
 	CHECK_EQ(afcd_isqrt64(1ULL << 32), 1ULL << 16);
 }
 
