@@ -49,7 +49,7 @@ HDRS      := maps/afcd_maps.h maps/afcd_maps.bpf.h bpf/afcd_law.h bpf/afcd_parse
 all: $(BPF_OBJS) $(SKELS) $(BINS)
 
 deps:
-	$(Q)scripts/deps.sh
+	$(Q)tools/deps.sh
 
 $(OUT):
 	$(Q)mkdir -p $@
@@ -82,11 +82,19 @@ $(OUT)/afcd-bench: tools/afcd-bench.c tests/unit/pkt.h $(OUT)/afcd.skel.h $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Itests/unit $< -o $@ $(LIBS)
 
-# The README's test command. Unit tests first (fast, no network), then
-# the namespace tests on the host kernel, then the VM scenarios.
-test: all
+# The README's test command: installs what is missing, builds, then runs
+# the unit tests (fast, no network), the namespace tests on the host
+# kernel, then the VM scenarios.
+test:
+	$(Q)tools/deps.sh
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory test-unit test-netns
+
+test-unit: all
 	$(Q)$(OUT)/test_law
 	$(Q)$(OUT)/test_datapath
+
+test-netns: all
 	$(Q)$(PYTHON) -m pytest -q tests/netns
 
 test-vm: all

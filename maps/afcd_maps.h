@@ -107,6 +107,9 @@ enum afcd_cfg_flags {
 	 * queue, per-flow target_i and first_above_time only (reference
 	 * sch_afcodel behaviour). Default is per-flow CoDel state. */
 	AFCD_F_CODEL_GLOBAL = 1u << 1,
+	/* Loader bookkeeping, ignored by the datapath: */
+	AFCD_F_FQ_INSTALLED = 1u << 8,  /* the loader installed the root fq */
+	AFCD_F_LOADER_PROG  = 1u << 9,  /* the loader attached the filter */
 };
 
 /* Per-interface counters, struct afcd_queue.stats[] (updated under the
@@ -194,8 +197,11 @@ struct afcd_est {
 	__s64 ctrl_milli;       /* AFD controller correction c, samples * 1000 */
 	__s64 q_old_milli;      /* previous queue length, samples * 1000 */
 	__u64 refreshes;        /* number of refreshes written */
+	__u64 gc_deleted;       /* idle flow-state entries deleted by the loader */
+	__u32 loader_pid;       /* pid of the loader writing this slot, 0 = none */
+	__u32 pad;
 };
-_Static_assert(sizeof(struct afcd_est) == 48, "afcd_est ABI");
+_Static_assert(sizeof(struct afcd_est) == 64, "afcd_est ABI");
 
 /* ---- CoDel state (RFC 8289 sec. 4; include/net/codel.h) ---------------- */
 struct afcd_codel_vars {

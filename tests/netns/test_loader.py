@@ -1,0 +1,278 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""Loader and attachment tests in network namespaces on the host kernel.
+
+This kernel has no sch_fq, so the loader runs with --skip-fq-check here:
+these tests check attachment, counting, configuration and lifecycle, not
+the pacing (that is the VM scenarios' job).
+"""
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+import nslib
+from nslib import afcd, afcd_stats, in_ns, start_loader, stop, tc_state
+
+RATE = "100mbit"
+
+
+def traffic(a, b, seconds=1):
+    """A ping and a short, bounded TCP transfer from a to b."""
+    in_ns(a, ["ping", "-c", "3", "-i", "0.2", "-W", "1", "198.18.0.2"])
+    in_ns(a, ["ping", "-6", "-c", "2", "-i", "0.2", "-W", "1", "fd00::2"])
+    srv = subprocess.Popen(nslib.ns_cmd(b, ["iperf3", "-s", "-1", "-p", "5201"]),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(50):
+            if "5201" in in_ns(b, ["ss", "-ltn"]).stdout:
+                break
+            time.sleep(0.05)
+        in_ns(a, ["iperf3", "-c", "198.18.0.2", "-p", "5201", "-t", str(seconds)],
+              timeout=seconds + 20)
+    finally:
+        srv.wait(timeout=10)
+
+
+def test_attach_traffic_counted_and_detach_leaves_nothing(pair, tmp_path):
+    a, b = pair
+    before = tc_state(a, "v0")
+    p = start_loader(a, "v0", "rate", RATE, "--skip-fq-check", log=tmp_path / "l.log")
+    try:
+        # attached with libbpf at our handle, maps pinned 0600
+        f = in_ns(a, ["tc", "filter", "show", "dev", "v0", "egress"]).stdout
+        assert "afcd_egress" in f and "direct-action" in f
+        for n in nslib.PIN_NAMES:
+            st = os.stat(os.path.join(nslib.PIN_DIR, n))
+            assert st.st_mode & 0o777 == 0o600, n
+        traffic(a, b)
+        s = afcd_stats(a, "v0")
+        q = s["queue"]
+        assert q["passed"] > 20 and q["passed_bytes"] > 1_000_000
+        assert s["estimates"]["loader_fresh"] and s["estimates"]["loader_pid"] == p.pid
+        keys = [fl["key"] for fl in s["flows"]]
+        assert any(k.startswith("tcp 198.18.0.1:") and k.endswith("> 198.18.0.2:5201")
+                   for k in keys), keys
+        assert any(k.startswith("icmp 198.18.0.1") for k in keys), keys
+        assert any(k.startswith("icmp6 [fd00::1]") for k in keys), keys
+        assert s["queue"]["flows_live"] == len(s["flows"])
+    finally:
+        assert stop(p) == 0
+    assert tc_state(a, "v0") == before          # no filter, no clsact left
+    assert nslib.pins() == []                   # no pin left
+    assert "lost" not in (tmp_path / "l.log").read_text()
+
+
+def test_live_parameter_change(pair):
+    a, b = pair
+    p = start_loader(a, "v0", "rate", RATE, "algo", "afcd", "--skip-fq-check")
+    try:
+        prog_before = in_ns(a, ["tc", "filter", "show", "dev", "v0", "egress"]).stdout
+        afcd(a, "set", "v0", "target", "2ms", "ecn", "on", "algo", "fall", "rtt", "20ms",
+             "interval", "40ms")
+        s = afcd_stats(a, "v0", flows=False)
+        c = s["config"]
+        assert (c["target_ns"], c["ecn"], c["algo"], c["rtt_ns"], c["interval_ns"]) == \
+               (2_000_000, True, "fall", 20_000_000, 40_000_000)
+        assert c["rate_bps"] == 100_000_000               # untouched
+        # same program, not reattached; the loader follows the new config
+        assert in_ns(a, ["tc", "filter", "show", "dev", "v0", "egress"]).stdout == prog_before
+        time.sleep(0.2)
+        s = afcd_stats(a, "v0", flows=False)
+        assert s["estimates"]["loader_fresh"]
+        # N = 0 -> FaLL global target = RTT
+        assert s["estimates"]["global_target_ns"] == 20_000_000
+        # a bad live change is refused and changes nothing
+        r = afcd(a, "set", "v0", "target", "50ms", check=False)
+        assert r.returncode != 0 and "target" in r.stderr and "interval" in r.stderr
+        assert afcd_stats(a, "v0", flows=False)["config"]["target_ns"] == 2_000_000
+        assert p.poll() is None
+    finally:
+        stop(p)
+
+
+def test_kill9_datapath_survives_and_restart_adopts(pair):
+    a, b = pair
+    p = start_loader(a, "v0", "rate", RATE, "--skip-fq-check")
+    traffic(a, b)
+    passed = afcd_stats(a, "v0", flows=False)["queue"]["passed"]
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    # no loader: the filter and pins stay, packets are still counted, and
+    # after stale_after (1 s) the datapath uses its own estimates
+    assert "afcd_egress" in in_ns(a, ["tc", "filter", "show", "dev", "v0", "egress"]).stdout
+    time.sleep(1.2)
+    traffic(a, b)
+    s = afcd_stats(a, "v0", flows=False)
+    assert s["queue"]["passed"] > passed
+    assert not s["estimates"]["loader_fresh"]
+    # a new loader adopts the program and the pinned state
+    p2 = start_loader(a, "v0", "rate", RATE, "--skip-fq-check")
+    try:
+        s2 = afcd_stats(a, "v0", flows=False)
+        assert s2["queue"]["passed"] >= s["queue"]["passed"]   # state kept
+        assert s2["estimates"]["loader_pid"] == p2.pid and s2["estimates"]["loader_fresh"]
+        f = in_ns(a, ["tc", "filter", "show", "dev", "v0", "egress"]).stdout
+        assert f.count("name afcd_egress") == 1
+    finally:
+        stop(p2)
+    assert nslib.pins() == []
+
+
+def test_keep_leaves_it_running(pair):
+    a, b = pair
+    p = start_loader(a, "v0", "rate", RATE, "--skip-fq-check", "--keep")
+    stop(p)
+    assert "afcd_egress" in in_ns(a, ["tc", "filter", "show", "dev", "v0", "egress"]).stdout
+    assert nslib.pins() == sorted(nslib.PIN_NAMES)
+    traffic(a, b)
+    assert afcd_stats(a, "v0", flows=False)["queue"]["passed"] > 0
+    afcd(a, "detach", "v0")
+    assert in_ns(a, ["tc", "filter", "show", "dev", "v0", "egress"]).stdout == ""
+    assert nslib.pins() == []
+
+
+def test_hand_attached_with_tc_then_configured_and_adopted(pair):
+    a, b = pair
+    in_ns(a, ["tc", "qdisc", "add", "dev", "v0", "clsact"])
+    in_ns(a, ["tc", "filter", "add", "dev", "v0", "egress", "bpf", "da", "obj",
+              nslib.BPF_OBJ, "sec", "tc"])
+    assert nslib.pins() == sorted(nslib.PIN_NAMES)
+    # unconfigured: packets pass untouched
+    in_ns(a, ["ping", "-c", "2", "-i", "0.2", "198.18.0.2"])
+    r = afcd(a, "stats", "v0", check=False)
+    assert r.returncode != 0 and "not configured" in r.stderr
+    # configure without a loader
+    afcd(a, "set", "v0", "rate", RATE, "algo", "codel")
+    traffic(a, b)
+    s = afcd_stats(a, "v0")
+    assert s["queue"]["passed"] > 20 and s["config"]["algo"] == "codel"
+    assert not s["estimates"]["loader_fresh"]
+    assert any(fl["dport"] == 5201 for fl in s["flows"])
+    # the loader adopts the hand-attached filter instead of adding one
+    p = start_loader(a, "v0", "rate", RATE, "algo", "afcd", "--skip-fq-check")
+    try:
+        f = in_ns(a, ["tc", "filter", "show", "dev", "v0", "egress"]).stdout
+        assert f.count("name afcd_egress") == 1 and "pref 49152" in f
+        assert afcd_stats(a, "v0", flows=False)["config"]["algo"] == "afcd"
+    finally:
+        stop(p)
+    assert in_ns(a, ["tc", "filter", "show", "dev", "v0", "egress"]).stdout == ""
+    assert nslib.pins() == []
+
+
+def test_prometheus_endpoint(pair):
+    a, b = pair
+    port = 9400 + os.getpid() % 100
+    p = start_loader(a, "v0", "rate", RATE, "--skip-fq-check", "--prometheus", port)
+    try:
+        in_ns(a, ["ping", "-c", "2", "-i", "0.2", "198.18.0.2"])
+        body = in_ns(a, ["python3", "-c",
+                         "import urllib.request,sys;sys.stdout.write(urllib.request.urlopen("
+                         "'http://127.0.0.1:%d/metrics',timeout=5).read().decode())" % port]).stdout
+        assert '# TYPE afcd_packets_total counter' in body
+        assert 'afcd_drops_total{dev="v0",reason="aqm"}' in body
+        assert 'afcd_queue_delay_seconds{dev="v0"}' in body
+        line = [l for l in body.splitlines() if l.startswith("afcd_packets_total")][0]
+        assert int(line.split()[-1]) >= 2
+    finally:
+        stop(p)
+
+
+def test_bpftool_recipes_name_real_flows(pair):
+    """The README's bpftool recipes, against our pins (issue 5)."""
+    a, b = pair
+    p = start_loader(a, "v0", "rate", RATE, "--skip-fq-check")
+    try:
+        traffic(a, b)
+        flows = json.loads(nslib.sh(["bpftool", "-j", "map", "dump", "pinned",
+                                     nslib.PIN_DIR + "/afcd_flows"]).stdout)
+        ports = {e["formatted"]["key"]["dport"] for e in flows if "formatted" in e}
+        assert socket.htons(5201) in ports, ports
+        cfg = json.loads(nslib.sh(["bpftool", "-j", "map", "dump", "pinned",
+                                   nslib.PIN_DIR + "/afcd_cfg"]).stdout)
+        assert cfg[0]["formatted"]["value"]["rate_bps"] == 100_000_000
+        q = nslib.sh(["bpftool", "map", "dump", "pinned", nslib.PIN_DIR + "/afcd_queue"]).stdout
+        assert "t_last_ns" in q and "stats" in q
+        net = in_ns(a, ["bpftool", "net", "show", "dev", "v0"]).stdout
+        assert "afcd_egress" in net and "tc" in net
+        assert "afcd_egress" in nslib.sh(["bpftool", "prog", "show", "name", "afcd_egress"]).stdout
+    finally:
+        stop(p)
+
+
+BAD_CASES = [
+    (["attach", "v0", "rate", "0"], "rate"),
+    (["attach", "v0", "rate", "100mbit", "target", "100ms", "interval", "100ms"], "interval"),
+    (["attach", "v0", "rate", "100mbit", "horizon", "1ms"], "horizon"),
+    (["attach", "v0", "rate", "100mbit", "sb_size", "0"], "sb_size"),
+    (["attach", "v0", "rate", "100mbit", "sb_size", "5000"], "sb_size"),
+    (["attach", "v0", "rate", "fast"], "rate"),
+    (["attach", "v0", "rate", "100mbit", "algo", "red"], "algo"),
+    (["attach", "v0", "rate", "100mbit", "exponent", "9"], "exponent"),
+    (["attach", "v0", "rate", "100mbit", "bogus", "1"], "bogus"),
+    (["attach", "nosuchdev0", "rate", "100mbit"], "nosuchdev0"),
+    (["attach", "v0", "rate", "100mbit"], "fq"),                 # no sch_fq under it
+    (["attach", "v0", "rate", "100mbit", "--install-fq"], "sch_fq"),
+    (["set", "v0", "rate", "100mbit"], "attach first"),          # nothing pinned
+    (["stats", "v0"], "attach first"),
+    (["detach"], "usage"),
+]
+
+
+@pytest.mark.parametrize("args,word", BAD_CASES, ids=[" ".join(c[0]) for c in BAD_CASES])
+def test_bad_input_one_line_error_changes_nothing(pair, args, word):
+    a, b = pair
+    if "--install-fq" in args and \
+            in_ns(a, ["tc", "qdisc", "add", "dev", "lo", "root", "fq"], check=False).returncode == 0:
+        in_ns(a, ["tc", "qdisc", "del", "dev", "lo", "root"], check=False)
+        pytest.skip("this kernel has sch_fq: the missing-fq message cannot be shown")
+    before = (tc_state(a, "v0"), nslib.pins())
+    r = afcd(a, *args, check=False)
+    assert r.returncode != 0
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    assert len(lines) == 1, r.stderr
+    assert word in lines[0], lines[0]
+    assert (tc_state(a, "v0"), nslib.pins()) == before
+
+
+def test_no_privileges_changes_nothing(pair):
+    a, b = pair
+    before = (tc_state(a, "v0"), nslib.pins())
+    r = in_ns(a, ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                  nslib.AFCD, "attach", "v0", "rate", RATE], check=False)
+    assert r.returncode != 0
+    assert "root" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert (tc_state(a, "v0"), nslib.pins()) == before
+
+
+def test_missing_btf_is_refused(pair):
+    a, b = pair
+    before = (tc_state(a, "v0"), nslib.pins())
+    r = in_ns(a, ["env", "AFCD_BTF_PATH=/nonexistent", nslib.AFCD, "attach", "v0", "rate",
+                  RATE, "--skip-fq-check"], check=False)
+    assert r.returncode != 0 and "BTF" in r.stderr
+    assert (tc_state(a, "v0"), nslib.pins()) == before
+
+
+def test_config_file_and_flags_override(pair, tmp_path):
+    a, b = pair
+    conf = tmp_path / "afcd.conf"
+    conf.write_text("# afcd config\nalgo fall\nrate = 200mbit\nrtt 10ms\ninterval 20ms\n"
+                    "ce_threshold 1ms\n")
+    p = start_loader(a, "v0", "-c", conf, "rate", RATE, "--skip-fq-check")
+    try:
+        c = afcd_stats(a, "v0", flows=False)["config"]
+        assert (c["algo"], c["rate_bps"], c["rtt_ns"], c["interval_ns"], c["ce_threshold_ns"]) \
+            == ("fall", 100_000_000, 10_000_000, 20_000_000, 1_000_000)
+        assert c["update_period_ns"] == 1_000_000          # FaLL default
+        assert c["sample_bytes"] == 100_000_000 // 8 // 2000
+    finally:
+        stop(p)
+    bad = tmp_path / "bad.conf"
+    bad.write_text("rate 100mbit\ntarget soon\n")
+    r = afcd(a, "attach", "v0", "-c", bad, "--skip-fq-check", check=False)
+    assert r.returncode != 0 and "bad.conf:2" in r.stderr and "target" in r.stderr

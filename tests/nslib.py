@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""Network-namespace helpers shared by the host tests and the testbed.
+
+Namespaces are created with iproute2 (`ip netns add`) and entered with
+`nsenter --net=/run/netns/NAME`, which switches only the network namespace:
+unlike `ip netns exec`, it keeps the mount namespace, so bpffs pins under
+/sys/fs/bpf are the same inside and outside (tc, bpftool and afcd all see
+one set of maps). Addresses come from 198.18.0.0/15 and fd00::/8 only.
+"""
+import json
+import os
+import shutil
+import subprocess
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("AFCD_BUILD", os.path.join(ROOT, "build"))
+AFCD = os.path.join(BUILD, "afcd")
+BPF_OBJ = os.path.join(BUILD, "afcd.bpf.o")
+PIN_DIR = "/sys/fs/bpf/tc/globals"
+PIN_NAMES = ["afcd_cfg", "afcd_est", "afcd_queue", "afcd_flows", "afcd_sb_ring",
+             "afcd_sb_count", "afcd_global"]
+
+
+def sh(cmd, check=True, timeout=60, **kw):
+    """Run a command (list) and return CompletedProcess with text output."""
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    if check and p.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s%s" % (" ".join(cmd), p.returncode,
+                                                    p.stdout, p.stderr))
+    return p
+
+
+def ns_cmd(ns, cmd):
+    """Prefix cmd with nsenter into network namespace ns (None: host)."""
+    if ns is None:
+        return list(cmd)
+    return ["nsenter", "--net=/run/netns/%s" % ns] + list(cmd)
+
+
+def in_ns(ns, cmd, **kw):
+    return sh(ns_cmd(ns, cmd), **kw)
+
+
+def ensure_bpffs():
+    if subprocess.run(["mountpoint", "-q", "/sys/fs/bpf"]).returncode != 0:
+        sh(["mount", "-t", "bpf", "bpf", "/sys/fs/bpf", "-o", "mode=0700"])
+
+
+def pins():
+    """Names of afcd pins present now."""
+    try:
+        return sorted(n for n in os.listdir(PIN_DIR) if n.startswith("afcd_"))
+    except FileNotFoundError:
+        return []
+
+
+def offloads_off(ns, dev):
+    """GSO/TSO/GRO off: the bottleneck must see wire-size packets."""
+    if shutil.which("ethtool"):
+        in_ns(ns, ["ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off"],
+              check=False)
+
+
+class Namespaces:
+    """A set of namespaces with unique names, removed on close()."""
+
+    def __init__(self, prefix="afcd"):
+        self.prefix = "%s%d" % (prefix, os.getpid() % 100000)
+        self.names = []
+
+    def add(self, short):
+        name = "%s-%s" % (self.prefix, short)
+        sh(["ip", "netns", "add", name])
+        self.names.append(name)
+        in_ns(name, ["ip", "link", "set", "lo", "up"])
+        in_ns(name, ["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=0"], check=False)
+        return name
+
+    def link(self, a, adev, b, bdev, a_addrs=(), b_addrs=(), offloads=False):
+        """veth adev in a <-> bdev in b, with addresses (CIDR strings)."""
+        sh(["ip", "link", "add", adev, "netns", a, "type", "veth", "peer", "name", bdev,
+            "netns", b])
+        for ns, dev, addrs in ((a, adev, a_addrs), (b, bdev, b_addrs)):
+            for addr in addrs:
+                in_ns(ns, ["ip", "addr", "add", addr, "dev", dev, "nodad"] if ":" in addr
+                      else ["ip", "addr", "add", addr, "dev", dev])
+            in_ns(ns, ["ip", "link", "set", dev, "up"])
+            if not offloads:
+                offloads_off(ns, dev)
+
+    def close(self):
+        for n in reversed(self.names):
+            subprocess.run(["ip", "netns", "pids", n], capture_output=True)
+            pids = subprocess.run(["ip", "netns", "pids", n], capture_output=True,
+                                  text=True).stdout.split()
+            for pid in pids:
+                try:
+                    os.kill(int(pid), 9)
+                except (ProcessLookupError, ValueError):
+                    pass
+            subprocess.run(["ip", "netns", "del", n], capture_output=True)
+        self.names = []
+
+
+def afcd(ns, *args, check=True, timeout=60):
+    return in_ns(ns, [AFCD] + [str(a) for a in args], check=check, timeout=timeout)
+
+
+def afcd_stats(ns, dev, flows=True, dt=0.2):
+    args = ["stats", dev, "-j", "--dt", str(dt)]
+    if flows:
+        args.append("--flows")
+    return json.loads(afcd(ns, *args).stdout)
+
+
+def start_loader(ns, dev, *params, log=None):
+    """Start `afcd attach` in the background; wait until it has attached."""
+    cmd = ns_cmd(ns, [AFCD, "attach", dev] + [str(p) for p in params])
+    out = open(log, "w") if log else subprocess.DEVNULL
+    p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        if p.poll() is not None:
+            raise RuntimeError("loader exited with %d" % p.returncode)
+        q = in_ns(ns, ["tc", "-j", "filter", "show", "dev", dev, "egress"], check=False)
+        if "afcd_egress" in q.stdout:
+            cfg = afcd(ns, "stats", dev, "-j", "--dt", "0", check=False)
+            if cfg.returncode == 0 and json.loads(cfg.stdout)["estimates"]["refreshes"] > 0:
+                return p
+        time.sleep(0.05)
+    p.kill()
+    raise RuntimeError("loader did not attach in time")
+
+
+def stop(p, sig=15, timeout=10):
+    if p.poll() is None:
+        p.send_signal(sig)
+        try:
+            p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    return p.returncode
+
+
+def tc_state(ns, dev):
+    """What tc shows on dev: qdiscs and filters (for 'nothing changed')."""
+    q = in_ns(ns, ["tc", "qdisc", "show", "dev", dev], check=False).stdout
+    fe = in_ns(ns, ["tc", "filter", "show", "dev", dev, "egress"], check=False).stdout
+    fi = in_ns(ns, ["tc", "filter", "show", "dev", dev, "ingress"], check=False).stdout
+    return (q, fe, fi)
