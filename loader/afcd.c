@@ -1288,7 +1288,7 @@ static int cmd_attach(int argc, char **argv)
 	}
 	if (ro.prom_port && (prom_fd = listen_metrics(ro.prom_addr, ro.prom_port)) < 0)
 		goto out_fq;
-	if (ensure_bpffs()) {
+	if (ensure_bpffs(AFCD_PIN_DIR)) {
 		die_msg("cannot mount bpffs on /sys/fs/bpf: %s", strerror(errno));
 		goto out_fq;
 	}

@@ -166,15 +166,27 @@ static inline int have_btf(void)
 	return access(p ? p : "/sys/kernel/btf/vmlinux", R_OK) == 0;
 }
 
-/* Mount bpffs on /sys/fs/bpf if it is not. Returns 0 or -errno. */
-static inline int ensure_bpffs(void)
+/* Mount bpffs on /sys/fs/bpf if it is not, and create the pin directory
+ * (mode 0700). Returns 0 or -errno. */
+static inline int ensure_bpffs(const char *pin_dir)
 {
 	struct statfs st;
+	char path[256], *p;
 
-	if (!statfs("/sys/fs/bpf", &st) && (unsigned long)st.f_type == BPF_FS_MAGIC)
-		return 0;
-	mkdir("/sys/fs/bpf", 0700);
-	if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700"))
+	if (statfs("/sys/fs/bpf", &st) || (unsigned long)st.f_type != BPF_FS_MAGIC) {
+		mkdir("/sys/fs/bpf", 0700);
+		if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700"))
+			return -errno;
+	}
+	snprintf(path, sizeof(path), "%s", pin_dir);
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		mkdir(path, 0700);
+		*p = '/';
+	}
+	if (mkdir(path, 0700) && errno != EEXIST)
 		return -errno;
 	return 0;
 }

@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""Scenarios (the seeds' experiments) and their metrics.
+
+A run = topology + bottleneck scheme + workload for a bounded time; its
+result is one JSON document: per-flow goodput and series, Jain's fairness
+index over the long-lived flows, link utilization, queueing-delay
+percentiles (ping RTT minus the base RTT), and the drop/mark counters of
+the program (afcd stats -j) and of the qdiscs (tc -s -j qdisc).
+"""
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bottleneck  # noqa: E402
+import topo as topo_mod  # noqa: E402
+import workload  # noqa: E402
+from workload import Flow  # noqa: E402
+
+
+def _flows(spec, rate_mbit):
+    return [Flow(**f) if isinstance(f, dict) else f for f in spec(rate_mbit)]
+
+
+# name -> (topology kind, description, flows(rate_mbit))
+SCENARIOS = {
+    "cubic-reno": ("dumbbell", "1 CUBIC + 1 Reno flow (dissertation 3.4.1)",
+                   lambda r: [Flow("cubic", 0, cc="cubic"), Flow("reno", 1, cc="reno")]),
+    "cubic-udp": ("dumbbell", "1 CUBIC flow + 1 UDP flow at 1.5x the bottleneck (3.4.2)",
+                  lambda r: [Flow("cubic", 0, cc="cubic"),
+                             Flow("udp", 1, proto="udp", rate_mbit=1.5 * r)]),
+    "cubic-hstcp-reno": ("dumbbell", "CUBIC, HighSpeed TCP and Reno (3.4.3)",
+                         lambda r: [Flow("cubic", 0, cc="cubic"),
+                                    Flow("hstcp", 1, cc="highspeed"),
+                                    Flow("reno", 2, cc="reno")]),
+    "many": ("dumbbell", "4 CUBIC + 4 HighSpeed + 4 Reno flows from 3 senders (3.4.4)",
+             lambda r: [Flow("%s%d" % (cc, k), s, cc=cc) for s, cc in
+                        enumerate(["cubic", "highspeed", "reno"]) for k in range(4)]),
+    "outcast": ("yshape", "6 flows from s1 and 1 flow from s2 into one port (4.5.2)",
+                lambda r: [Flow("s1-%d" % k, 0, cc="cubic") for k in range(6)] +
+                [Flow("s2-0", 1, cc="cubic")]),
+    "tree": ("tree", "9 senders, one CUBIC flow each, into one receiver (4.5.3)",
+             lambda r: [Flow("s%d" % (k + 1), k, cc="cubic") for k in range(9)]),
+    "staggered": ("dumbbell", "3 CUBIC flows starting 4 s apart (4.5.3 (4))",
+                  lambda r: [Flow("f%d" % k, k, cc="cubic", start_s=4.0 * k) for k in range(3)]),
+}
+
+
+def jain(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs or sum(x * x for x in xs) == 0:
+        return None
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+
+
+def percentile(xs, p):
+    if not xs:
+        return None
+    xs = sorted(xs)
+    k = (len(xs) - 1) * p / 100.0
+    f = int(k)
+    c = min(f + 1, len(xs) - 1)
+    return xs[f] + (xs[c] - xs[f]) * (k - f)
+
+
+def goodput_mbps(flow, t_from, t_to):
+    """Mean received rate over [t_from, t_to] from the server's intervals."""
+    num = den = 0.0
+    for a, b, bps in flow["series"]:
+        lo, hi = max(a, t_from), min(b, t_to)
+        if hi > lo:
+            num += bps * (hi - lo)
+            den += hi - lo
+    return num / den / 1e6 if den else 0.0
+
+
+def summarize(raw, rate_mbit, duration_s, warmup_s):
+    flows = []
+    for f in raw["flows"]:
+        start = max(warmup_s, f["start_s"] + 1.0)
+        flows.append(dict(f, goodput_mbps=goodput_mbps(f, start, duration_s)))
+    # every flow here is long-lived (bulk for the whole run, or from its start)
+    long_lived = [f["goodput_mbps"] for f in flows]
+    rtts = raw["ping_rtt_ms"]
+    base = min((r for _, r in rtts), default=None)
+    qd = [r - base for t, r in rtts if t >= warmup_s] if base is not None else []
+    total = sum(f["goodput_mbps"] for f in flows)
+    return {
+        "flows": flows,
+        "jain": jain(long_lived),
+        "utilization": total / rate_mbit if rate_mbit else None,
+        "goodput_total_mbps": total,
+        "base_rtt_ms": base,
+        "ping_samples": len(rtts),
+        "queue_delay_ms": {"p50": percentile(qd, 50), "p95": percentile(qd, 95),
+                           "p99": percentile(qd, 99), "max": max(qd) if qd else None},
+        "queue_delay_samples_ms": qd,
+    }
+
+
+def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.0,
+        buffer_bdp=1.0, target_ms=5.0, interval_ms=100.0, ecn=False, out_dir=None, log=print):
+    kind, desc, spec = SCENARIOS[name]
+    flows = _flows(spec, rate_mbit)
+    t_start = time.time()
+    with topo_mod.Topology(kind, senders=max(f.sender for f in flows) + 1,
+                           rtt_ms=rtt_ms) as t:
+        need = {f.cc for f in flows if f.proto == "tcp"}
+        have = set(workload.available_cc(t.senders[0]))
+        missing = sorted(need - have)
+        if missing:
+            raise RuntimeError("congestion control %s not available on this kernel (have %s)"
+                               % (", ".join(missing), " ".join(sorted(have))))
+        loader_log = os.path.join(out_dir, "%s-%s.loader.log" % (name, scheme)) if out_dir \
+            else None
+        b = bottleneck.Bottleneck(t.router, topo_mod.BOTTLENECK_DEV, scheme, rate_mbit, rtt_ms,
+                                  buffer_bdp=buffer_bdp, target_ms=target_ms,
+                                  interval_ms=interval_ms, ecn=ecn, log=loader_log)
+        b.install()
+        try:
+            raw = workload.run(t, flows, duration_s)
+            afcd_stats = b.afcd_stats()
+            qdisc = b.qdisc_stats()
+        finally:
+            b.remove()
+    res = {"scenario": name, "description": desc, "scheme": scheme,
+           "label": bottleneck.LABELS[scheme], "topology": kind, "rate_mbit": rate_mbit,
+           "rtt_ms": rtt_ms, "duration_s": duration_s, "warmup_s": warmup_s,
+           "buffer_bdp": buffer_bdp, "target_ms": target_ms, "interval_ms": interval_ms,
+           "ecn": ecn, "kernel": os.uname().release, "date": time.strftime("%Y-%m-%d %H:%M"),
+           "wall_s": None}
+    res.update(summarize(raw, rate_mbit, duration_s, warmup_s))
+    res["afcd_stats"] = afcd_stats
+    res["qdisc_stats"] = qdisc
+    res["wall_s"] = round(time.time() - t_start, 1)
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+        with open(os.path.join(out_dir, "%s-%s.json" % (name, scheme)), "w") as fh:
+            json.dump(res, fh, indent=1)
+    return res
+
+
+def one_line(res):
+    fl = "  ".join("%s %.1f" % (f["name"], f["goodput_mbps"]) for f in res["flows"])
+    q = res["queue_delay_ms"]
+    return ("%-10s %-9s | %s Mbit/s | Jain %.3f util %.0f%% | qdelay p50 %.1f p99 %.1f ms" %
+            (res["scenario"], res["label"], fl, res["jain"] or 0,
+             100 * (res["utilization"] or 0), q["p50"] or 0, q["p99"] or 0))
