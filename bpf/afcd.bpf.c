@@ -201,9 +201,9 @@ struct afcd_in {
 	__u8  ect;
 	__u8  ecn_on;
 	__u8  codel_global;
-	__u8  afd_drop;
+	__u8  afd_drop;       /* AFD coin: rand < (1 - m_fair/m_i)+ */
 	__u8  stale;          /* no fresh loader estimate: fallback used */
-	__u8  pad;
+	__u8  afd_floor;
 };
 
 /* The locked section: no helper calls, no map lookups (verifier rule for
@@ -212,6 +212,7 @@ AFCD_INLINE __u32 afcd_decide_locked(struct afcd_queue *q, struct afcd_flow *f,
 				     const struct afcd_in *in, __u64 *t_dep_ns,
 				     __u8 *ce_thr_mark)
 {
+	struct afcd_codel_vars *cv;
 	struct afcd_edt e;
 	__u64 maxpacket_tx;
 	__u32 verdict = AFCD_V_PASS;
@@ -262,8 +263,12 @@ AFCD_INLINE __u32 afcd_decide_locked(struct afcd_queue *q, struct afcd_flow *f,
 					    e.sojourn_ns, e.backlog_ns,
 					    in->target_i_ns, in->interval_ns,
 					    maxpacket_tx);
-		drop = afcd_codel_decide(in->codel_global ? &q->gcv : &f->cv,
-					 ok && gate1, e.t_dep_ns, in->interval_ns);
+		cv = in->codel_global ? &q->gcv : &f->cv;
+		drop = afcd_codel_decide(cv, ok && gate1, e.t_dep_ns, in->interval_ns);
+		if (!drop && in->afd_floor && in->afd_drop) {
+			drop = 1;  /* AFD floor: (1 - 1.25 m_fair/m_i)+ */
+			q->stats[AFCD_S_AFD_FLOOR_DROP]++;
+		}
 		break;
 	}
 	default:
@@ -285,6 +290,7 @@ account:
 			q->max_sojourn_ns = e.sojourn_ns;
 		q->stats[AFCD_S_PASSED]++;
 		q->stats[AFCD_S_PASSED_BYTES] += in->len;
+		q->sojourn_sum_ns += e.sojourn_ns;
 		if (verdict == AFCD_V_MARK)
 			q->stats[AFCD_S_ECN_MARK]++;
 		if (*ce_thr_mark)
@@ -349,6 +355,7 @@ int afcd_egress(struct __sk_buff *skb)
 	in.algo = cfg->algo;
 	in.ecn_on = !!(cfg->flags & AFCD_F_ECN);
 	in.codel_global = !!(cfg->flags & AFCD_F_CODEL_GLOBAL);
+	in.afd_floor = !!(cfg->flags & AFCD_F_AFD_FLOOR);
 	in.ce_threshold_ns = cfg->ce_threshold_ns;
 	in.law_target_ns = cfg->target_ns;
 	in.target_i_ns = AFCD_TARGET_INF;
@@ -397,9 +404,12 @@ int afcd_egress(struct __sk_buff *skb)
 						in.interval_ns);
 				in.stale = 1;
 			}
-			if (in.algo == AFCD_ALGO_AFD) {
+			if (in.algo == AFCD_ALGO_AFD)
 				in.afd_drop = (afcd_rand() & 0xffff) < afcd_afd_drop_q16(m_fair, m_i);
-			} else {
+			else if (in.afd_floor && m_i > m_fair)
+				in.afd_drop = (afcd_rand() & 0xffff) <
+					afcd_afd_floor_q16(m_fair, m_i, AFCD_AFD_FLOOR_SLACK_Q16);
+			if (in.algo != AFCD_ALGO_AFD) {
 				if (in.algo == AFCD_ALGO_FALL)
 					in.law_target_ns = gt;
 				in.target_i_ns = afcd_target_i_ns(in.law_target_ns, m_fair, m_i,

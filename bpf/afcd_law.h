@@ -229,6 +229,18 @@ AFCD_INLINE __u32 afcd_afd_drop_q16(__u32 m_fair, __u32 m_i)
 	return (__u32)(AFCD_Q16_ONE - r);
 }
 
+/* afd_floor drop probability (1 - slack * m_fair/m_i)+ in Q16, slack in
+ * Q16 (AFCD_AFD_FLOOR_SLACK_Q16 = 1.25). */
+AFCD_INLINE __u32 afcd_afd_floor_q16(__u32 m_fair, __u32 m_i, __u32 slack_q16)
+{
+	__u64 r;
+
+	if (m_i == 0)
+		return 0;
+	r = (((__u64)m_fair * slack_q16)) / m_i;  /* slack * m_fair/m_i, Q16 */
+	return r >= AFCD_Q16_ONE ? 0 : (__u32)(AFCD_Q16_ONE - r);
+}
+
 /* Byte-weighted sampling (ALGORITHM.md sec. 3): true with probability
  * min(1, len / sample_bytes), for rand uniform on [0, 2^32). */
 AFCD_INLINE int afcd_sample_hit(__u32 rand, __u32 len, __u64 sample_bytes)
@@ -327,18 +339,45 @@ AFCD_INLINE __s64 afcd_backlog_milli_samples(__u64 backlog_ns, __u64 rate_bps,
 	return (__s64)(bytes_milli / sample_bytes);
 }
 
+/* Max-min fair share of the shadow buffer (the water level): the level L
+ * with sum_i min(m_i, L) = capacity, where capacity is the number of
+ * samples the link can carry (sb_size * min(1, rate / offered load)).
+ * sorted: the flows' sample counts, ascending; n of them. Returns the
+ * largest count when everything fits (no flow above fair share), at
+ * least 1 otherwise, 0 for no flows. Loader side: replaces eq. 3.4's
+ * sb_size / N as the controller's anchor, which is only the fair share
+ * when every flow is saturating and offered load equals capacity. */
+AFCD_INLINE __u32 afcd_waterfill(const __u32 *sorted, __u32 n, __u64 capacity)
+{
+	__u64 rem = capacity;
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		__u64 share = rem / (n - i);
+
+		if (sorted[i] > share)
+			return share ? (__u32)share : 1;
+		rem -= sorted[i];
+	}
+	return n ? sorted[n - 1] : 0;
+}
+
 /* The AFD controller (dissertation eq. 3.4-3.5 and 4.2-4.3; AFD paper):
  *   c <- c + alpha (Q_old - Q_target) - beta (Q - Q_target)
- *   m_fair = clamp(sb_size / N + c, 1, sb_size)
- * All Q and c are milli-samples; alpha, beta are *1000 (1700, 1800).
- * c is bounded to +-sb_size samples against wind-up. Updates *ctrl_milli
- * and returns m_fair in samples. */
+ *   m_fair = clamp(anchor + c, 1, sb_size)
+ * with anchor = sb_size / N (eq. 3.4) or the water level above. All Q
+ * and c are milli-samples; alpha, beta are *1000 (1700, 1800). c is
+ * bounded to +-3/4 anchor against wind-up. Updates *ctrl_milli and
+ * returns m_fair in samples. */
 AFCD_INLINE __u32 afcd_afd_m_fair(__s64 *ctrl_milli, __s64 q_old_milli, __s64 q_milli,
 				  __s64 q_target_milli, __u32 alpha_milli,
-				  __u32 beta_milli, __u32 sb_size, __s32 n)
+				  __u32 beta_milli, __u32 sb_size, __u32 anchor)
 {
 	__s64 c = *ctrl_milli;
-	__s64 lim = (__s64)sb_size * 1000;
+	/* the correction stays within +-3/4 of the anchor (of sb_size without
+	 * one), so that m_fair never leaves [anchor/4, 7/4 anchor]: against
+	 * wind-up when the queue cannot reach its target */
+	__s64 lim = (__s64)(anchor ? anchor : sb_size) * 1000 * 3 / 4;
 	__s64 m;
 
 	c += ((__s64)alpha_milli * (q_old_milli - q_target_milli)) / 1000;
@@ -348,7 +387,7 @@ AFCD_INLINE __u32 afcd_afd_m_fair(__s64 *ctrl_milli, __s64 q_old_milli, __s64 q_
 	if (c < -lim)
 		c = -lim;
 	*ctrl_milli = c;
-	m = (__s64)afcd_m_fair_fallback(sb_size, n) + c / 1000;
+	m = (__s64)anchor + c / 1000;
 	if (m < 1)
 		m = 1;
 	if (m > (__s64)sb_size)

@@ -658,7 +658,7 @@ static void print_stats(const char *dev, __u32 ifindex, const struct snapshot *s
 		       "\"interval_ns\":%llu,\"horizon_ns\":%llu,\"rtt_ns\":%llu,\"ecn\":%s,"
 		       "\"ce_threshold_ns\":%llu,\"sb_size\":%u,\"sample_bytes\":%llu,"
 		       "\"window_ns\":%llu,\"update_period_ns\":%llu,\"stale_after_ns\":%llu,"
-		       "\"exponent\":%u,\"codel_state\":\"%s\",\"mtu_bytes\":%u},",
+		       "\"exponent\":%u,\"codel_state\":\"%s\",\"afd_floor\":%s,\"mtu_bytes\":%u},",
 		       algo_names[s1->c.algo < AFCD_ALGO__MAX ? s1->c.algo : 0],
 		       (unsigned long long)s1->c.rate_bps, (unsigned long long)s1->c.target_ns,
 		       (unsigned long long)s1->c.interval_ns, (unsigned long long)s1->c.horizon_ns,
@@ -667,8 +667,10 @@ static void print_stats(const char *dev, __u32 ifindex, const struct snapshot *s
 		       (unsigned long long)s1->c.sample_bytes, (unsigned long long)s1->c.window_ns,
 		       (unsigned long long)s1->c.update_period_ns,
 		       (unsigned long long)s1->c.stale_after_ns, s1->c.exponent,
-		       (s1->c.flags & AFCD_F_CODEL_GLOBAL) ? "global" : "per-flow", s1->c.mtu_bytes);
+		       (s1->c.flags & AFCD_F_CODEL_GLOBAL) ? "global" : "per-flow",
+		       (s1->c.flags & AFCD_F_AFD_FLOOR) ? "true" : "false", s1->c.mtu_bytes);
 		printf("\"queue\":{\"passed\":%llu,\"passed_bytes\":%llu,\"aqm_drop\":%llu,"
+		       "\"afd_floor_drop\":%llu,"
 		       "\"overlimit_drop\":%llu,\"ecn_mark\":%llu,\"ce_threshold_mark\":%llu,"
 		       "\"non_ip\":%llu,\"parse_err\":%llu,\"fragment\":%llu,\"stale_fallback\":%llu,"
 		       "\"sampled\":%llu,\"flow_new\":%llu,\"flow_fail\":%llu,\"flows_live\":%llu,"
@@ -678,6 +680,7 @@ static void print_stats(const char *dev, __u32 ifindex, const struct snapshot *s
 		       (unsigned long long)q->stats[AFCD_S_PASSED],
 		       (unsigned long long)q->stats[AFCD_S_PASSED_BYTES],
 		       (unsigned long long)q->stats[AFCD_S_AQM_DROP],
+		       (unsigned long long)q->stats[AFCD_S_AFD_FLOOR_DROP],
 		       (unsigned long long)q->stats[AFCD_S_OVERLIMIT_DROP],
 		       (unsigned long long)q->stats[AFCD_S_ECN_MARK],
 		       (unsigned long long)q->stats[AFCD_S_CE_THRESHOLD_MARK],
@@ -692,9 +695,11 @@ static void print_stats(const char *dev, __u32 ifindex, const struct snapshot *s
 		       (unsigned long long)q->max_sojourn_ns, (unsigned long long)q->last_sojourn_ns,
 		       rate, pps, dt, q->gcv.dropping, q->gcv.count);
 		printf("\"estimates\":{\"n_flows\":%d,\"m_fair\":%u,\"global_target_ns\":%llu,"
+		       "\"n_long\":%u,\"waterline\":%u,\"arrival_bps\":%llu,"
 		       "\"loader_fresh\":%s,\"heartbeat_age_ns\":%lld,\"loader_pid\":%u,"
 		       "\"refreshes\":%llu,\"ctrl_milli\":%lld},",
-		       q->n_active, m_fair, (unsigned long long)gt, est_fresh(s1) ? "true" : "false",
+		       q->n_active, m_fair, (unsigned long long)gt, s1->e.n_long, s1->e.waterline,
+		       (unsigned long long)s1->e.arrival_bps, est_fresh(s1) ? "true" : "false",
 		       s1->e.heartbeat_ns ? (long long)(s1->t_ns - s1->e.heartbeat_ns) : -1LL,
 		       s1->e.loader_pid, (unsigned long long)s1->e.refreshes,
 		       (long long)s1->e.ctrl_milli);
@@ -861,13 +866,80 @@ static int cmd_stats(int argc, char **argv)
 
 /* ---- The refresh loop ---------------------------------------------------- */
 
-/* One refresh (ALGORITHM.md sec. 3 and 5): N from the datapath, m_fair by
- * the AFD controller on the virtual queue, FaLL's global target, heartbeat. */
-static int refresh(struct pins *p, __u32 ifindex, struct afcd_est *e)
+/* Loader-side state of the fair-share estimate between refreshes. */
+struct fair_state {
+	__u64 prev_sampled, prev_t_ns;   /* for the offered-load EWMA */
+	__u64 prev_passed, prev_sojourn_sum; /* for the mean queue per refresh */
+	__u64 last_fill_ns;              /* last shadow-buffer scan */
+	double arrival_bps;              /* offered load, bits/s */
+	__u32 waterline, n, n_long;
+};
+
+#define FAIR_SCAN_NS 10000000ULL     /* scan the ring at most every 10 ms */
+/* offered-load EWMA time constant: half the shadow buffer's window, so
+ * that capacity and the ring describe the same stretch of traffic */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Count the samples per flow in the interface's ring (one array-map read
+ * of the whole ring, an open-addressing table in user space) and compute
+ * the max-min fair share for `capacity` samples. */
+static void scan_ring(struct pins *p, const struct afcd_config *c, const struct afcd_queue *q,
+		      __u32 ifindex, __u64 capacity, struct fair_state *fs)
+{
+	enum { TBL = 2 * AFCD_SB_SIZE_MAX };
+	static struct afcd_sb_ring ring;
+	static struct { __u32 used, count; const struct afcd_flow_key *k; } tbl[TBL];
+	static __u32 counts[AFCD_SB_SIZE_MAX];
+	__u32 slot = c->slot, i, n = 0, filled;
+
+	if (bpf_map_lookup_elem(p->ring, &slot, &ring))
+		return;
+	memset(tbl, 0, sizeof(tbl));
+	filled = q->sb_head < c->sb_size ? q->sb_head : c->sb_size;
+	for (i = 0; i < filled && i < AFCD_SB_SIZE_MAX; i++) {
+		const struct afcd_flow_key *k = &ring.slot[i];
+		__u32 h = 2166136261u, j;
+		const __u8 *b = (const __u8 *)k;
+
+		if (k->ifindex != ifindex)
+			continue;
+		for (j = 0; j < sizeof(*k); j++)
+			h = (h ^ b[j]) * 16777619u;
+		for (h %= TBL; tbl[h].used; h = (h + 1) % TBL)
+			if (!memcmp(tbl[h].k, k, sizeof(*k)))
+				break;
+		if (!tbl[h].used) {
+			tbl[h].used = 1;
+			tbl[h].k = k;
+		}
+		tbl[h].count++;
+	}
+	fs->n_long = 0;
+	for (i = 0; i < TBL; i++)
+		if (tbl[i].used) {
+			counts[n++] = tbl[i].count;
+			fs->n_long += tbl[i].count >= 2;
+		}
+	qsort(counts, n, sizeof(counts[0]), cmp_u32);
+	fs->n = n;
+	fs->waterline = afcd_waterfill(counts, n, capacity);
+}
+
+/* One refresh (ALGORITHM.md sec. 3 and 5): N and the max-min fair share
+ * from the shadow buffer, m_fair by the AFD controller (eq. 3.5) around
+ * it, FaLL's global target RTT/sqrt(N) (eq. 4.5-4.6), and the heartbeat. */
+static int refresh(struct pins *p, __u32 ifindex, struct afcd_est *e, struct fair_state *fs,
+		   __u64 *period_ns)
 {
 	struct afcd_config c;
 	struct afcd_queue q;
-	__u64 now, backlog, gt, qt_ns;
+	__u64 now, backlog, gt, qt_ns, capacity;
 	__s64 qm, qt;
 	__s32 n;
 
@@ -875,18 +947,50 @@ static int refresh(struct pins *p, __u32 ifindex, struct afcd_est *e)
 		return -1;             /* detached under us */
 	if (bpf_map_lookup_elem(p->queue, &c.slot, &q))
 		return -1;
+	*period_ns = c.update_period_ns;
 	now = now_ns();
+	/* offered load from the sampled bytes (every sample is sample_bytes) */
+	if (fs->prev_t_ns && now > fs->prev_t_ns) {
+		double dt = (double)(now - fs->prev_t_ns);
+		double inst = (double)(q.astats[AFCD_A_SAMPLED] - fs->prev_sampled) *
+			      (double)c.sample_bytes * 8e9 / dt;
+		double a = dt / (dt + (double)c.window_ns / 2);
+
+		fs->arrival_bps += a * (inst - fs->arrival_bps);
+	}
+	fs->prev_t_ns = now;
+	fs->prev_sampled = q.astats[AFCD_A_SAMPLED];
+	capacity = c.sb_size;
+	if (fs->arrival_bps > (double)c.rate_bps)
+		capacity = (__u64)((double)c.sb_size * (double)c.rate_bps / fs->arrival_bps);
+	if (now - fs->last_fill_ns >= FAIR_SCAN_NS) {
+		scan_ring(p, &c, &q, ifindex, capacity, fs);
+		fs->last_fill_ns = now;
+	}
+	/* Q: the mean predicted sojourn of the packets admitted since the last
+	 * refresh (the instantaneous backlog swings between empty and the
+	 * horizon within a period); the backlog now when nothing passed */
 	backlog = q.t_last_ns > now ? q.t_last_ns - now : 0;
-	n = q.n_active;
+	if (q.stats[AFCD_S_PASSED] > fs->prev_passed && fs->prev_passed)
+		backlog = (q.sojourn_sum_ns - fs->prev_sojourn_sum) /
+			  (q.stats[AFCD_S_PASSED] - fs->prev_passed);
+	fs->prev_passed = q.stats[AFCD_S_PASSED];
+	fs->prev_sojourn_sum = q.sojourn_sum_ns;
+	n = fs->n_long ? (__s32)fs->n_long : q.n_active;
 	gt = afcd_fall_global_target_ns(c.rtt_ns, n, 2 * afcd_tx_ns(c.mtu_bytes, c.rate_bps),
 					c.interval_ns);
 	qt_ns = c.algo == AFCD_ALGO_FALL ? gt : c.target_ns;
 	qm = afcd_backlog_milli_samples(backlog, c.rate_bps, c.sample_bytes);
 	qt = afcd_backlog_milli_samples(qt_ns, c.rate_bps, c.sample_bytes);
 	e->m_fair = afcd_afd_m_fair(&e->ctrl_milli, e->q_old_milli, qm, qt, c.alpha_milli,
-				    c.beta_milli, c.sb_size, n);
+				    c.beta_milli, c.sb_size,
+				    fs->waterline ? fs->waterline :
+				    afcd_m_fair_fallback(c.sb_size, q.n_active));
 	e->q_old_milli = qm;
-	e->n_flows = n > 0 ? (__u32)n : 0;
+	e->n_flows = q.n_active > 0 ? (__u32)q.n_active : 0;
+	e->n_long = fs->n_long;
+	e->waterline = fs->waterline;
+	e->arrival_bps = (__u64)fs->arrival_bps;
 	e->global_target_ns = gt;
 	e->heartbeat_ns = now;
 	e->refreshes++;
@@ -1237,7 +1341,8 @@ static int cmd_attach(int argc, char **argv)
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = AFCD_PIN_DIR);
 	struct afcd_bpf *skel = NULL;
 	struct afcd_est e;
-	struct tcf_scan fs;
+	struct fair_state fs = {0};
+	struct tcf_scan tf;
 	struct pins p;
 	struct rusage ru;
 	const char *dev;
@@ -1293,7 +1398,7 @@ static int cmd_attach(int argc, char **argv)
 		goto out_fq;
 	}
 
-	if (tc_find_afcd_filter(dev, &fs) && !pins_open(&p, true)) {
+	if (tc_find_afcd_filter(dev, &tf) && !pins_open(&p, true)) {
 		adopted = true;   /* attached by hand or by a loader run with --keep */
 	} else {
 		skel = afcd_bpf__open_opts(&oo);
@@ -1350,10 +1455,9 @@ static int cmd_attach(int argc, char **argv)
 	start = next = last_gc = now_ns();
 	rc = 0;
 	while (!stop_flag) {
-		struct afcd_config c;
-		__u64 now;
+		__u64 now, period = fp.c.update_period_ns;
 
-		if (refresh(&p, ifindex, &e)) {
+		if (refresh(&p, ifindex, &e, &fs, &period)) {
 			die_msg("%s lost its afcd config (detached by someone else?): stopping", dev);
 			rc = 1;
 			ro.keep = true;  /* nothing of ours left to remove */
@@ -1367,9 +1471,7 @@ static int cmd_attach(int argc, char **argv)
 		}
 		if (ro.duration_s > 0 && (double)(now - start) / 1e9 >= ro.duration_s)
 			break;
-		if (cfg_lookup(&p, ifindex, &c))
-			c.update_period_ns = fp.c.update_period_ns;
-		next += c.update_period_ns;    /* live changes of the period apply here */
+		next += period;                /* live changes of the period apply here */
 		if ((__s64)(next - now) < 0)
 			next = now;                /* fell behind: do not burst */
 		if (prom_fd >= 0) {

@@ -23,7 +23,8 @@
 #include "afcd_maps.h"
 #include "afcd_law.h"
 
-enum param_kind { P_ALGO, P_TIME, P_RATE, P_BYTES, P_U32, P_BOOL, P_CODEL_STATE, P_MILLI };
+enum param_kind { P_ALGO, P_TIME, P_RATE, P_BYTES, P_U32, P_BOOL, P_CODEL_STATE, P_MILLI,
+		  P_FLAG };
 
 /* A parameter value set by the operator, before derivation. limit_bytes
  * is an alternative to horizon (converted with the rate). */
@@ -58,6 +59,7 @@ static const struct param_def params_table[] = {
 	{ "stale_after",   P_TIME,  POFF(stale_after_ns),  "heartbeat age before the datapath falls back (default 1s)" },
 	{ "exponent",      P_U32,   POFF(exponent),        "k in target*(m_fair/m_i)^k, 1..4 (default 3)" },
 	{ "codel_state",   P_CODEL_STATE, POFF(flags),     "per-flow|global (default per-flow)" },
+	{ "afd_floor",     P_FLAG,  POFF(flags),           "on|off: while dropping, at least AFD's (1-m_fair/m_i) (default on)" },
 	{ "mtu",           P_U32,   POFF(mtu_bytes),       "largest packet, bytes (default 1514)" },
 	{ "alpha",         P_MILLI, POFF(alpha_milli),     "AFD controller alpha (default 1.7)" },
 	{ "beta",          P_MILLI, POFF(beta_milli),      "AFD controller beta (default 1.8)" },
@@ -258,6 +260,16 @@ static inline int param_set(struct params *p, const char *name, const char *val,
 			return -1;
 		}
 		break;
+	case P_FLAG:
+		if (!strcmp(val, "on") || !strcmp(val, "1") || !strcmp(val, "yes"))
+			p->c.flags |= AFCD_F_AFD_FLOOR;
+		else if (!strcmp(val, "off") || !strcmp(val, "0") || !strcmp(val, "no"))
+			p->c.flags &= ~AFCD_F_AFD_FLOOR;
+		else {
+			snprintf(err, errlen, "%s: '%s' is not on or off", d->name, val);
+			return -1;
+		}
+		break;
 	case P_CODEL_STATE:
 		if (!strcmp(val, "global"))
 			p->c.flags |= AFCD_F_CODEL_GLOBAL;
@@ -297,6 +309,10 @@ static inline void params_overlay(struct params *base, const struct params *top)
 		case P_CODEL_STATE:
 			base->c.flags = (base->c.flags & ~AFCD_F_CODEL_GLOBAL) |
 					(top->c.flags & AFCD_F_CODEL_GLOBAL);
+			break;
+		case P_FLAG:
+			base->c.flags = (base->c.flags & ~AFCD_F_AFD_FLOOR) |
+					(top->c.flags & AFCD_F_AFD_FLOOR);
 			break;
 		case P_TIME: case P_RATE: case P_BYTES:
 			memcpy((char *)base + d->off, (const char *)top + d->off, 8);
@@ -342,6 +358,8 @@ static inline void params_complete(struct params *p)
 		c->alpha_milli = AFCD_DEF_ALPHA_MILLI;
 	if (!param_given(p, "beta"))
 		c->beta_milli = AFCD_DEF_BETA_MILLI;
+	if (!param_given(p, "afd_floor"))
+		c->flags |= AFCD_F_AFD_FLOOR;
 	if (param_given(p, "limit") && c->rate_bps)
 		c->horizon_ns = (__u64)((double)p->limit_bytes * 8e9 / (double)c->rate_bps);
 	else if (!param_given(p, "horizon"))

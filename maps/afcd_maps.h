@@ -66,6 +66,9 @@
  * lengths are clamped, which keeps len * 8e9 below 2^63. */
 #define AFCD_LEN_MAX         (1u << 20)
 
+/* afd_floor tolerance: flows up to 1.25 x m_fair are left to the CoDel law. */
+#define AFCD_AFD_FLOOR_SLACK_Q16 81920u
+
 /* ---- Parameters: ranges enforced by the loader ------------------------ */
 #define AFCD_RATE_MIN_BPS     1000ULL                 /* 1 kbit/s */
 #define AFCD_RATE_MAX_BPS     1000000000000ULL        /* 1 Tbit/s */
@@ -107,6 +110,15 @@ enum afcd_cfg_flags {
 	 * queue, per-flow target_i and first_above_time only (reference
 	 * sch_afcodel behaviour). Default is per-flow CoDel state. */
 	AFCD_F_CODEL_GLOBAL = 1u << 1,
+	/* afd_floor (afcd, fall): a flow whose share exceeds the fair share
+	 * by more than AFCD_AFD_FLOOR_SLACK is also dropped with AFD's
+	 * probability (1 - slack * m_fair/m_i), which holds it to slack x its
+	 * fair share whatever it does. The CoDel law alone raises a flow's
+	 * drop rate as sqrt(count)/interval and cannot hold a non-responsive
+	 * flow (measured: UDP at 1.5x the link kept 96 % against CUBIC);
+	 * flows within the slack, i.e. responsive ones near their share, are
+	 * left to the law. */
+	AFCD_F_AFD_FLOOR    = 1u << 2,
 	/* Loader bookkeeping, ignored by the datapath: */
 	AFCD_F_FQ_INSTALLED = 1u << 8,  /* the loader installed the root fq */
 	AFCD_F_LOADER_PROG  = 1u << 9,  /* the loader attached the filter */
@@ -117,7 +129,8 @@ enum afcd_cfg_flags {
 enum afcd_stat {
 	AFCD_S_PASSED = 0,       /* admitted (including marked) */
 	AFCD_S_PASSED_BYTES,     /* bytes admitted (wire length) */
-	AFCD_S_AQM_DROP,         /* dropped by the drop law */
+	AFCD_S_AQM_DROP,         /* dropped by the drop law (including AFD floor) */
+	AFCD_S_AFD_FLOOR_DROP,   /* of which: by the AFD floor (AFCD_F_AFD_FLOOR) */
 	AFCD_S_OVERLIMIT_DROP,   /* dropped: predicted sojourn > horizon */
 	AFCD_S_ECN_MARK,         /* CE-marked by the drop law instead of a drop */
 	AFCD_S_CE_THRESHOLD_MARK,/* CE-marked by ce_threshold */
@@ -193,15 +206,18 @@ struct afcd_est {
 	__u64 heartbeat_ns;     /* CLOCK_MONOTONIC time of the last refresh */
 	__u64 global_target_ns; /* FaLL eq. 4.5-4.6, clamped [2 tx(MTU), interval] */
 	__u32 m_fair;           /* fair share, samples, [1, sb_size] (eq. 3.4-3.5) */
-	__u32 n_flows;          /* N used for m_fair and global_target */
+	__u32 n_flows;          /* N: flows with samples in the shadow buffer */
 	__s64 ctrl_milli;       /* AFD controller correction c, samples * 1000 */
 	__s64 q_old_milli;      /* previous queue length, samples * 1000 */
 	__u64 refreshes;        /* number of refreshes written */
 	__u64 gc_deleted;       /* idle flow-state entries deleted by the loader */
 	__u32 loader_pid;       /* pid of the loader writing this slot, 0 = none */
+	__u32 n_long;           /* flows with >= 2 samples (FaLL's N) */
+	__u64 arrival_bps;      /* offered load, bits/s (EWMA of sampled bytes, 100 ms) */
+	__u32 waterline;        /* max-min fair share of the ring, samples (the anchor) */
 	__u32 pad;
 };
-_Static_assert(sizeof(struct afcd_est) == 64, "afcd_est ABI");
+_Static_assert(sizeof(struct afcd_est) == 80, "afcd_est ABI");
 
 /* ---- CoDel state (RFC 8289 sec. 4; include/net/codel.h) ---------------- */
 struct afcd_codel_vars {
@@ -232,10 +248,12 @@ struct afcd_queue {
 	__s32 n_active;          /* N: flows with samples in the shadow buffer, atomic */
 	__u32 ifindex;           /* owner of this slot, written by the configuring tool */
 	__u32 pad;
+	__u64 sojourn_sum_ns;    /* sum of the predicted sojourn of admitted packets
+				  * (with stats[AFCD_S_PASSED]: the loader's mean queue) */
 	__u64 stats[AFCD_S__MAX];   /* enum afcd_stat, under the lock */
 	__u64 astats[AFCD_A__MAX];  /* enum afcd_astat, atomic */
 };
-_Static_assert(sizeof(struct afcd_queue) == 80 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX,
+_Static_assert(sizeof(struct afcd_queue) == 88 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX,
 	       "afcd_queue ABI");
 
 /* ---- Flow key ------------------------------------------------------------

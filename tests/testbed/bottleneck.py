@@ -55,20 +55,25 @@ class Bottleneck:
                                              "--install-fq", log=self.log)
             return self
         rate = "%gmbit" % self.rate_mbit
+        # HTB's bucket holds 3 ms at the rate: shaping timers fire up to a few
+        # ms late in a TCG VM, and a one-MTU burst then leaves the link idle
+        burst = "%d" % max(int(self.rate_mbit * 1e6 / 8 * 0.003), 2 * MTU)
         in_ns(self.ns, ["tc", "qdisc", "replace", "dev", self.dev, "root", "handle", "1:",
                         "htb", "default", "1"])
         in_ns(self.ns, ["tc", "class", "add", "dev", self.dev, "parent", "1:", "classid",
-                        "1:1", "htb", "rate", rate, "ceil", rate])
+                        "1:1", "htb", "rate", rate, "ceil", rate, "burst", burst,
+                        "cburst", burst])
+        # every scheme gets the same buffer: buffer_bdp x BDP (Table 3.1: 100 %)
         limit_pkts = max(int(self.buffer_bdp * self.bdp_bytes / MTU), 4)
         ecn = ["ecn"] if self.ecn else []
         leaf = {
             "pfifo": ["pfifo", "limit", str(limit_pkts)],
-            "kcodel": ["codel", "limit", "10000", "target", "%gms" % self.target_ms,
+            "kcodel": ["codel", "limit", str(limit_pkts), "target", "%gms" % self.target_ms,
                        "interval", "%gms" % self.interval_ms] + ecn,
-            "fq_codel": ["fq_codel", "limit", "10240", "target", "%gms" % self.target_ms,
-                         "interval", "%gms" % self.interval_ms] + (["ecn"] if self.ecn
-                                                                  else ["noecn"]),
-            "pie": ["pie", "limit", "10000", "target", "%gms" % self.target_ms] + ecn,
+            "fq_codel": ["fq_codel", "limit", str(limit_pkts), "target",
+                         "%gms" % self.target_ms, "interval", "%gms" % self.interval_ms] +
+                        (["ecn"] if self.ecn else ["noecn"]),
+            "pie": ["pie", "limit", str(limit_pkts), "target", "%gms" % self.target_ms] + ecn,
             "red": ["red", "limit", str(int(4 * max(self.bdp_bytes, 30000))),
                     "min", str(int(0.2 * max(self.bdp_bytes, 30000))),
                     "max", str(int(0.8 * max(self.bdp_bytes, 30000))), "avpkt", "1000",
@@ -80,10 +85,11 @@ class Bottleneck:
                         "10:"] + leaf)
         return self
 
-    def afcd_stats(self):
+    def afcd_stats(self, flows=True):
         if self.scheme not in OURS:
             return None
-        r = nslib.afcd(self.ns, "stats", self.dev, "-j", "--flows", "--dt", "0", check=False)
+        r = nslib.afcd(self.ns, "stats", self.dev, "-j", "--dt", "0",
+                       *(["--flows"] if flows else []), check=False)
         return json.loads(r.stdout) if r.returncode == 0 else None
 
     def qdisc_stats(self):

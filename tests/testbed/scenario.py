@@ -10,6 +10,7 @@ the program (afcd stats -j) and of the qdiscs (tc -s -j qdisc).
 import json
 import os
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -118,11 +119,32 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
                                   buffer_bdp=buffer_bdp, target_ms=target_ms,
                                   interval_ms=interval_ms, ecn=ecn, log=loader_log)
         b.install()
+        series, stop = [], threading.Event()
+
+        def sample():  # the program's estimates over time (ours only)
+            t0 = time.time()
+            while not stop.wait(0.5):
+                st = b.afcd_stats(flows=False)
+                if st:
+                    e, q = st["estimates"], st["queue"]
+                    series.append({"t": round(time.time() - t0, 2), "m_fair": e["m_fair"],
+                                   "waterline": e.get("waterline"), "n": e["n_flows"],
+                                   "n_long": e.get("n_long"), "ctrl": e["ctrl_milli"] / 1000,
+                                   "arrival_mbps": e.get("arrival_bps", 0) / 1e6,
+                                   "global_target_ms": e["global_target_ns"] / 1e6,
+                                   "delay_ms": q["delay_now_ns"] / 1e6,
+                                   "aqm_drop": q["aqm_drop"],
+                                   "overlimit_drop": q["overlimit_drop"]})
+        th = threading.Thread(target=sample, daemon=True)
+        if scheme in bottleneck.OURS:
+            th.start()
         try:
             raw = workload.run(t, flows, duration_s)
+            stop.set()
             afcd_stats = b.afcd_stats()
             qdisc = b.qdisc_stats()
         finally:
+            stop.set()
             b.remove()
     res = {"scenario": name, "description": desc, "scheme": scheme,
            "label": bottleneck.LABELS[scheme], "topology": kind, "rate_mbit": rate_mbit,
@@ -132,6 +154,7 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
            "wall_s": None}
     res.update(summarize(raw, rate_mbit, duration_s, warmup_s))
     res["afcd_stats"] = afcd_stats
+    res["afcd_series"] = series
     res["qdisc_stats"] = qdisc
     res["wall_s"] = round(time.time() - t_start, 1)
     if out_dir:

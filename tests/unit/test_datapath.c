@@ -613,6 +613,59 @@ static void test_target_i_from_estimate(void)
 	unload();
 }
 
+/* A non-responsive heavy flow (3 of 4 packets, offered with the light one
+ * at 2x the rate): the CoDel law alone grows its drop rate as
+ * sqrt(count)/interval; with afd_floor the flow also loses
+ * 1 - 1.25 m_fair/m_i = 1 - 62.5/75 = 1/6 of its packets. */
+static double heavy_drop_fraction(int floor)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct pkt_spec a = pkt_tcp4(1111, 1514), b = pkt_tcp4(2222, 1514);
+	__u64 now = 1000 * MS;
+	int i, sent = 0, dropped = 0, drops_b = 0;
+
+	if (load()) {
+		CHECK(0, "load");
+		return -1;
+	}
+	c.interval_ns = 20 * MS;
+	c.horizon_ns = 5000 * MS;
+	c.sample_bytes = 1;
+	c.sb_size = 100;
+	c.flags = floor ? AFCD_F_AFD_FLOOR : 0;
+	set_cfg(1, &c);
+	for (i = 0; i < 4000; i++, now += 60 * US) {
+		int is_b = (i % 4) == 3;
+		int v;
+
+		set_now(now);
+		set_est(1, 50, 0);
+		v = run(is_b ? &b : &a, NULL);
+		if (is_b) {
+			drops_b += v == TC_ACT_SHOT;
+		} else if (i >= 2000) {       /* second half: steady state */
+			sent++;
+			dropped += v == TC_ACT_SHOT;
+		}
+	}
+	CHECK_EQ(drops_b, 0);
+	if (floor)
+		CHECK(get_queue(1).stats[AFCD_S_AFD_FLOOR_DROP] > 0, "floor drops counted");
+	else
+		CHECK_EQ(get_queue(1).stats[AFCD_S_AFD_FLOOR_DROP], 0);
+	unload();
+	return (double)dropped / sent;
+}
+
+static void test_afd_floor_holds_unresponsive_flow(void)
+{
+	double with = heavy_drop_fraction(1), without = heavy_drop_fraction(0);
+
+	printf("    heavy flow drop fraction: %.3f with afd_floor, %.3f without\n", with, without);
+	CHECK(with > 0.16 && with < 0.30, "with floor %.3f (floor alone: 0.167)", with);
+	CHECK(without < 0.15, "without floor %.3f", without);
+}
+
 /* ---- FaLL ----------------------------------------------------------------- */
 
 static __u64 fall_target_for_n(int n)
@@ -1049,6 +1102,7 @@ int main(int argc, char **argv)
 	TEST(test_codel_law_in_datapath);
 	TEST(test_codel_state_global_vs_per_flow);
 	TEST(test_target_i_from_estimate);
+	TEST(test_afd_floor_holds_unresponsive_flow);
 	TEST(test_fall_global_target_n);
 	TEST(test_fall_uses_loader_estimate);
 	TEST(test_fall_gate1_blocks);

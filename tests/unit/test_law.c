@@ -198,6 +198,11 @@ static void test_afd_probability(void)
 	CHECK_EQ(afcd_afd_drop_q16(100, 50), 0);
 	CHECK_EQ(afcd_afd_drop_q16(100, 0), 0);
 	CHECK_EQ(afcd_afd_drop_q16(1, 4096), 65536 - 16);
+	/* the floor leaves flows up to 1.25 x fair share alone */
+	CHECK_EQ(afcd_afd_floor_q16(100, 125, AFCD_AFD_FLOOR_SLACK_Q16), 0);
+	CHECK_EQ(afcd_afd_floor_q16(100, 120, AFCD_AFD_FLOOR_SLACK_Q16), 0);
+	CHECK_EQ(afcd_afd_floor_q16(100, 250, AFCD_AFD_FLOOR_SLACK_Q16), 32768);
+	CHECK_EQ(afcd_afd_floor_q16(100, 0, AFCD_AFD_FLOOR_SLACK_Q16), 0);
 }
 
 static void test_sampling_probability(void)
@@ -277,26 +282,40 @@ static void test_afd_controller(void)
 	uint32_t m;
 
 	/* at Q = Q_target the correction stays 0: m_fair = sb/N */
-	m = afcd_afd_m_fair(&c, 10000, 10000, 10000, 1700, 1800, 2000, 4);
+	m = afcd_afd_m_fair(&c, 10000, 10000, 10000, 1700, 1800, 2000, 500);
 	CHECK_EQ(m, 500);
 	CHECK_EQ(c, 0);
 	/* queue above target and growing: m_fair falls */
-	m = afcd_afd_m_fair(&c, 10000, 50000, 10000, 1700, 1800, 2000, 4);
+	m = afcd_afd_m_fair(&c, 10000, 50000, 10000, 1700, 1800, 2000, 500);
 	CHECK(m < 500, "m_fair %u", m);
 	/* empty queue: m_fair rises back */
 	{
 		uint32_t before = m;
 
-		m = afcd_afd_m_fair(&c, 0, 0, 10000, 1700, 1800, 2000, 4);
+		m = afcd_afd_m_fair(&c, 0, 0, 10000, 1700, 1800, 2000, 500);
 		CHECK(m > before, "m_fair %u after %u", m, before);
 	}
 	/* wind-up bounded, result clamped to [1, sb_size] */
 	c = 0;
 	for (int i = 0; i < 100000; i++)
-		m = afcd_afd_m_fair(&c, 1000000, 1000000, 0, 1700, 1800, 2000, 4);
-	CHECK_EQ(m, 1);
-	CHECK(c >= -2000 * 1000, "c %lld", (long long)c);
+		m = afcd_afd_m_fair(&c, 1000000, 1000000, 0, 1700, 1800, 2000, 500);
+	CHECK_EQ(m, 500 - 500 * 3 / 4);      /* correction bounded to 3/4 anchor */
+	CHECK_EQ(c, -500 * 1000 * 3 / 4);
 	CHECK_EQ(afcd_backlog_milli_samples(8000000, 100000000, 100), 1000000);
+}
+
+static void test_waterfill_max_min(void)
+{
+	const __u32 two[] = { 586, 1414 }, four[] = { 10, 20, 600, 1370 };
+
+	/* UDP 1414 + CUBIC 586 samples, link carries 2/3 of the offered load */
+	CHECK_EQ(afcd_waterfill(two, 2, 1333), 747);
+	/* everything fits: nobody above fair share */
+	CHECK_EQ(afcd_waterfill(two, 2, 2000), 1414);
+	/* small flows keep theirs, the rest split what is left */
+	CHECK_EQ(afcd_waterfill(four, 4, 1000), 485);
+	CHECK_EQ(afcd_waterfill(four, 4, 3), 1);
+	CHECK_EQ(afcd_waterfill(four, 0, 1000), 0);
 }
 
 static int parse_buf(const uint8_t *src, int len, struct afcd_pkt *p)
@@ -501,6 +520,7 @@ int main(int argc, char **argv)
 	TEST(test_isqrt);
 	TEST(test_fall_global_target);
 	TEST(test_afd_controller);
+	TEST(test_waterfill_max_min);
 	TEST(test_parse_basic);
 	TEST(test_parse_ipv6_ext_and_fragments);
 	TEST(test_parse_malformed);
