@@ -86,9 +86,9 @@ $(OUT)/afcd-bench: tools/afcd-bench.c tests/unit/pkt.h $(OUT)/afcd.skel.h $(OUT)
 # the unit tests (fast, no network), the namespace tests on the host
 # kernel, then the VM scenarios.
 test:
-	$(Q)tools/deps.sh
+	$(Q)tools/deps.sh --vm
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(MAKE) --no-print-directory test-unit test-netns
+	$(Q)$(MAKE) --no-print-directory test-unit test-netns test-vm
 
 test-unit: all
 	$(Q)$(OUT)/test_law
@@ -98,12 +98,17 @@ test-netns: all
 	$(Q)$(PYTHON) -m pytest -q tests/netns
 
 test-vm: all
-	$(Q)$(PYTHON) -m pytest -q tests/vm
+	$(Q)$(PYTHON) -m pytest -q -s tests/vm
 
 bench: all
 	$(Q)$(OUT)/afcd-bench
+	$(Q)$(PYTHON) tools/afcd-bench-loader
 
-demo: all
+# The README's demo command: installs what is missing, builds, runs the
+# main job (in a VM when this kernel lacks sch_fq or netem).
+demo:
+	$(Q)tools/deps.sh --vm
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(PYTHON) tools/afcd-testbed demo
 
 clean:

@@ -199,16 +199,24 @@ AFCD_INLINE __u64 afcd_pow_q31(__u64 r, __u32 k)
 
 /* Per-flow target delay (eq. 3.14 / 4.16):
  *   target_i = target * (m_fair / m_i)^k, clamped to [0, horizon].
- * Flows with m_i < m_fair (including unsampled flows, m_i = 0) are never
- * AQM-dropped (sec. 3.3.3): AFCD_TARGET_INF. Otherwise the ratio is at
- * most 1, clamped below at 1/64. target_ns is capped at 2^34 ns; the
- * product is split so that every partial product fits in 64 bits. */
+ * Flows below fair share are never AQM-dropped (sec. 3.3.3; reference
+ * afcodel.h): AFCD_TARGET_INF for m_i < 7/8 m_fair, including unsampled
+ * flows (m_i = 0). Within 1/8 below their share flows keep the plain
+ * target: the shadow buffer's estimate moves by a few percent between
+ * samples, and measured in the VM a hard cut at m_fair let two flows of
+ * equal share take turns being exempt, resetting their CoDel windows, and
+ * the queue settled well above target.
+ * target_ns is capped at 2^34 ns; the ratio is taken in Q31 (<= 1,
+ * clamped at 1/64) and the product split so that every partial product
+ * fits in 64 bits. */
+#define AFCD_FAIR_BAND_NUM 7   /* m_i >= 7/8 m_fair counts as at fair share */
+#define AFCD_FAIR_BAND_DEN 8
 AFCD_INLINE __u64 afcd_target_i_ns(__u64 target_ns, __u32 m_fair, __u32 m_i,
 				   __u32 k, __u64 horizon_ns)
 {
 	__u64 rk, t;
 
-	if (m_i == 0 || m_i < m_fair)
+	if (m_i == 0 || (__u64)m_i * AFCD_FAIR_BAND_DEN < (__u64)m_fair * AFCD_FAIR_BAND_NUM)
 		return AFCD_TARGET_INF;
 	if (target_ns > AFCD_TIME_MAX_NS)
 		target_ns = AFCD_TIME_MAX_NS;

@@ -23,8 +23,7 @@
 #include "afcd_maps.h"
 #include "afcd_law.h"
 
-enum param_kind { P_ALGO, P_TIME, P_RATE, P_BYTES, P_U32, P_BOOL, P_CODEL_STATE, P_MILLI,
-		  P_FLAG };
+enum param_kind { P_ALGO, P_TIME, P_RATE, P_BYTES, P_U32, P_FLAG, P_CODEL_STATE, P_MILLI };
 
 /* A parameter value set by the operator, before derivation. limit_bytes
  * is an alternative to horizon (converted with the rate). */
@@ -39,30 +38,33 @@ struct param_def {
 	enum param_kind kind;
 	size_t off;         /* offset in struct params */
 	const char *help;
+	__u32 bit;          /* P_FLAG: the bit of struct afcd_config.flags */
 };
 
 #define POFF(f) offsetof(struct params, c.f)
 static const struct param_def params_table[] = {
-	{ "algo",          P_ALGO,  POFF(algo),            "droptail|codel|afd|afcd|fall (default afcd)" },
-	{ "rate",          P_RATE,  POFF(rate_bps),        "virtual queue drain rate, bits/s (required)" },
-	{ "target",        P_TIME,  POFF(target_ns),       "target delay (default 5ms; fall: 1ms)" },
-	{ "interval",      P_TIME,  POFF(interval_ns),     "CoDel interval (default 100ms; fall: 5ms)" },
-	{ "horizon",       P_TIME,  POFF(horizon_ns),      "buffer in time, sojourn above is dropped (default 100ms)" },
-	{ "limit",         P_BYTES, offsetof(struct params, limit_bytes), "buffer in bytes instead of horizon" },
-	{ "rtt",           P_TIME,  POFF(rtt_ns),          "FaLL base RTT for RTT/sqrt(N) (default 1ms)" },
-	{ "ecn",           P_BOOL,  POFF(flags),           "on|off: CE-mark ECT packets instead of dropping" },
-	{ "ce_threshold",  P_TIME,  POFF(ce_threshold_ns), "mark ECT packets whose sojourn exceeds it (0 = off)" },
-	{ "sb_size",       P_U32,   POFF(sb_size),         "shadow buffer slots, 1..4096 (default 2000)" },
-	{ "window",        P_TIME,  POFF(window_ns),       "time the shadow buffer covers (default 1s)" },
-	{ "sample_bytes",  P_BYTES, POFF(sample_bytes),    "bytes per sample (default rate/8*window/sb_size)" },
-	{ "update_period", P_TIME,  POFF(update_period_ns),"loader refresh period (default 10ms; fall: 1ms)" },
-	{ "stale_after",   P_TIME,  POFF(stale_after_ns),  "heartbeat age before the datapath falls back (default 1s)" },
-	{ "exponent",      P_U32,   POFF(exponent),        "k in target*(m_fair/m_i)^k, 1..4 (default 3)" },
-	{ "codel_state",   P_CODEL_STATE, POFF(flags),     "per-flow|global (default per-flow)" },
-	{ "afd_floor",     P_FLAG,  POFF(flags),           "on|off: while dropping, at least AFD's (1-m_fair/m_i) (default on)" },
-	{ "mtu",           P_U32,   POFF(mtu_bytes),       "largest packet, bytes (default 1514)" },
-	{ "alpha",         P_MILLI, POFF(alpha_milli),     "AFD controller alpha (default 1.7)" },
-	{ "beta",          P_MILLI, POFF(beta_milli),      "AFD controller beta (default 1.8)" },
+	{ "algo",          P_ALGO,  POFF(algo),            "droptail|codel|afd|afcd|fall (default afcd)", 0 },
+	{ "rate",          P_RATE,  POFF(rate_bps),        "virtual queue drain rate, bits/s (required)", 0 },
+	{ "target",        P_TIME,  POFF(target_ns),       "target delay (default 5ms; fall: 1ms)", 0 },
+	{ "interval",      P_TIME,  POFF(interval_ns),     "CoDel interval (default 100ms; fall: 5ms)", 0 },
+	{ "horizon",       P_TIME,  POFF(horizon_ns),      "buffer in time, sojourn above is dropped (default 100ms)", 0 },
+	{ "limit",         P_BYTES, offsetof(struct params, limit_bytes), "buffer in bytes instead of horizon", 0 },
+	{ "rtt",           P_TIME,  POFF(rtt_ns),          "FaLL base RTT for RTT/sqrt(N) (default 1ms)", 0 },
+	{ "ecn",           P_FLAG,  POFF(flags),           "on|off: CE-mark ECT packets instead of dropping",
+	  AFCD_F_ECN },
+	{ "ce_threshold",  P_TIME,  POFF(ce_threshold_ns), "mark ECT packets whose sojourn exceeds it (0 = off)", 0 },
+	{ "sb_size",       P_U32,   POFF(sb_size),         "shadow buffer slots, 1..4096 (default 2000)", 0 },
+	{ "window",        P_TIME,  POFF(window_ns),       "time the shadow buffer covers (default 1s)", 0 },
+	{ "sample_bytes",  P_BYTES, POFF(sample_bytes),    "bytes per sample (default rate/8*window/sb_size)", 0 },
+	{ "update_period", P_TIME,  POFF(update_period_ns),"loader refresh period (default 10ms; fall: 1ms)", 0 },
+	{ "stale_after",   P_TIME,  POFF(stale_after_ns),  "heartbeat age before the datapath falls back (default 1s)", 0 },
+	{ "exponent",      P_U32,   POFF(exponent),        "k in target*(m_fair/m_i)^k, 1..4 (default 3)", 0 },
+	{ "codel_state",   P_CODEL_STATE, POFF(flags),     "per-flow|global (default per-flow)", 0 },
+	{ "afd_floor",     P_FLAG,  POFF(flags),           "on|off: AFD drops above 1.25x fair share (default on)",
+	  AFCD_F_AFD_FLOOR },
+	{ "mtu",           P_U32,   POFF(mtu_bytes),       "largest packet, bytes (default 1514)", 0 },
+	{ "alpha",         P_MILLI, POFF(alpha_milli),     "AFD controller alpha (default 1.7)", 0 },
+	{ "beta",          P_MILLI, POFF(beta_milli),      "AFD controller beta (default 1.8)", 0 },
 };
 #define PARAMS_N (sizeof(params_table) / sizeof(params_table[0]))
 
@@ -250,21 +252,11 @@ static inline int param_set(struct params *p, const char *name, const char *val,
 		*(__u32 *)field = (__u32)(x * 1000 + 0.5);
 		break;
 	}
-	case P_BOOL:
-		if (!strcmp(val, "on") || !strcmp(val, "1") || !strcmp(val, "yes"))
-			p->c.flags |= AFCD_F_ECN;
-		else if (!strcmp(val, "off") || !strcmp(val, "0") || !strcmp(val, "no"))
-			p->c.flags &= ~AFCD_F_ECN;
-		else {
-			snprintf(err, errlen, "%s: '%s' is not on or off", d->name, val);
-			return -1;
-		}
-		break;
 	case P_FLAG:
 		if (!strcmp(val, "on") || !strcmp(val, "1") || !strcmp(val, "yes"))
-			p->c.flags |= AFCD_F_AFD_FLOOR;
+			p->c.flags |= d->bit;
 		else if (!strcmp(val, "off") || !strcmp(val, "0") || !strcmp(val, "no"))
-			p->c.flags &= ~AFCD_F_AFD_FLOOR;
+			p->c.flags &= ~d->bit;
 		else {
 			snprintf(err, errlen, "%s: '%s' is not on or off", d->name, val);
 			return -1;
@@ -303,17 +295,13 @@ static inline void params_overlay(struct params *base, const struct params *top)
 		if (!(top->set & (1ULL << i)))
 			continue;
 		switch (d->kind) {
-		case P_BOOL:
-			base->c.flags = (base->c.flags & ~AFCD_F_ECN) | (top->c.flags & AFCD_F_ECN);
-			break;
-		case P_CODEL_STATE:
-			base->c.flags = (base->c.flags & ~AFCD_F_CODEL_GLOBAL) |
-					(top->c.flags & AFCD_F_CODEL_GLOBAL);
-			break;
 		case P_FLAG:
-			base->c.flags = (base->c.flags & ~AFCD_F_AFD_FLOOR) |
-					(top->c.flags & AFCD_F_AFD_FLOOR);
+		case P_CODEL_STATE: {
+			__u32 bit = d->kind == P_FLAG ? d->bit : AFCD_F_CODEL_GLOBAL;
+
+			base->c.flags = (base->c.flags & ~bit) | (top->c.flags & bit);
 			break;
+		}
 		case P_TIME: case P_RATE: case P_BYTES:
 			memcpy((char *)base + d->off, (const char *)top + d->off, 8);
 			break;

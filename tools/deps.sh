@@ -10,7 +10,7 @@ pkgs=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
       python3 python3-pytest python3-matplotlib python3-bpfcc)
 vm=0
 [ "${1:-}" = "--vm" ] && vm=1
-[ $vm = 1 ] && pkgs+=(linux-image-amd64 qemu-system-x86 python3-pip busybox-static)
+[ $vm = 1 ] && pkgs+=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 python3-pip busybox-static)
 
 if [ "$(id -u)" != 0 ]; then
 	echo "deps.sh: run as root (it installs Debian packages)" >&2

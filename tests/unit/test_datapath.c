@@ -601,10 +601,14 @@ static void test_target_i_from_estimate(void)
 	get_flow(&a, 1, &f);
 	CHECK_EQ(f.target_ns, afcd_target_i_ns(5 * MS, 1, 64, 3, c.horizon_ns));
 	CHECK_EQ(f.target_ns, 19);
-	set_est(1, 201, 0);                /* below fair share: never dropped */
+	set_est(1, 400, 0);                /* half its share: never dropped */
 	run(&a, NULL);
 	get_flow(&a, 1, &f);
 	CHECK_EQ(f.target_ns, AFCD_TARGET_INF);
+	set_est(1, 210, 0);                /* just under its share: plain target */
+	run(&a, NULL);
+	get_flow(&a, 1, &f);
+	CHECK_EQ(f.target_ns, 5 * MS);
 	/* N = 1 without a loader: m_fair = sb_size = m_i, target_i = target */
 	set_now(now + 2000 * MS);          /* estimate now stale */
 	run(&a, NULL);

@@ -156,7 +156,11 @@ static void test_target_i_fixed_point(void)
 	CHECK_EQ(afcd_target_i_ns(T, 100, 200, 3, H), T / 8);        /* 2x: 1/8 */
 	CHECK_EQ(afcd_target_i_ns(T, 100, 200, 4, H), T / 16);       /* reference's k=4 */
 	CHECK_EQ(afcd_target_i_ns(T, 100, 200, 1, H), T / 2);
-	CHECK_EQ(afcd_target_i_ns(T, 100, 99, 3, H), AFCD_TARGET_INF); /* below fair */
+	/* just under fair share: the plain target; clearly under: never */
+	CHECK_EQ(afcd_target_i_ns(T, 100, 99, 3, H), T);
+	CHECK_EQ(afcd_target_i_ns(T, 800, 700, 3, H), T);              /* 7/8: in the band */
+	CHECK_EQ(afcd_target_i_ns(T, 800, 699, 3, H), AFCD_TARGET_INF);
+	CHECK_EQ(afcd_target_i_ns(T, 100, 50, 3, H), AFCD_TARGET_INF);
 	CHECK_EQ(afcd_target_i_ns(T, 100, 0, 3, H), AFCD_TARGET_INF);  /* unsampled */
 	CHECK_EQ(afcd_target_i_ns(T, 1, 1, 3, H), T);                /* m_i = 1, N = sb */
 	/* m_i >> m_fair: ratio clamped at 1/64, so (1/64)^3 */
@@ -180,10 +184,14 @@ static void test_target_i_fixed_point(void)
 			double want, got;
 
 			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			double r;
+
 			mf = 1 + x % 4096;
 			mi = mf + (x >> 20) % 4096;
 			k = 1 + (x >> 40) % 4;
-			want = (double)T * pow((double)mf / mi < 1.0 / 64 ? 1.0 / 64 : (double)mf / mi, k);
+			r = (double)mf / mi;
+			r = r < 1.0 / 64 ? 1.0 / 64 : r;
+			want = (double)T * pow(r, k);
 			got = (double)afcd_target_i_ns(T, mf, mi, k, H);
 			CHECK(fabs(got - want) <= 2.0 + want * 1e-6, "mf %u mi %u k %u: %f vs %f",
 			      mf, mi, k, got, want);

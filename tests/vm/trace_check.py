@@ -35,25 +35,34 @@ def main():
         b = bottleneck.Bottleneck(t.router, topo.BOTTLENECK_DEV, "afcd", 50, 20)
         b.install()
         try:
-            res = {}
-            th = threading.Thread(target=lambda: res.update(workload.run(t, flows, 14)))
-            th.start()
-            tr = subprocess.run(nslib.ns_cmd(t.router, [
+            # the tracer compiles its BPF first (tens of seconds under TCG):
+            # start the traffic once it says it is tracing
+            tr = subprocess.Popen(nslib.ns_cmd(t.router, [
                 "/usr/bin/python3", os.path.join(ROOT, "tools", "afcd-trace"),
-                topo.BOTTLENECK_DEV, "-d", "6", "--json"]), capture_output=True, text=True,
-                timeout=120, env=dict(os.environ, PYTHONWARNINGS="ignore"))
+                topo.BOTTLENECK_DEV, "-d", "6", "--json"]), stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONWARNINGS="ignore"))
+            err = []
+            for line in tr.stderr:
+                err.append(line)
+                if "tracing" in line:
+                    break
+            res = {}
+            th = threading.Thread(target=lambda: res.update(workload.run(t, flows, 10)))
+            th.start()
+            stdout, rest = tr.communicate(timeout=180)
+            err.append(rest)
             th.join()
             stats = b.afcd_stats()
         finally:
             b.remove()
     if tr.returncode:
-        print(tr.stderr, file=sys.stderr)
+        print("".join(err), file=sys.stderr)
         return 1
     with open(os.path.join(out, "trace.json"), "w") as fh:
-        fh.write(tr.stdout)
+        fh.write(stdout)
     with open(os.path.join(out, "trace-afcd.json"), "w") as fh:
         json.dump(stats, fh)
-    print(tr.stdout)
+    print(stdout)
     return 0
 
 
