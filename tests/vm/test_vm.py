@@ -100,11 +100,13 @@ def test_tracer_measured_sojourn_matches_prediction(tmp_path):
     for f in tcp:
         # sch_fq releases each packet at its tstamp: the measured sojourn is
         # the predicted one plus timer lateness (fq's 10 us slack, and
-        # 0.2-3 ms late timers under TCG), never much earlier
+        # 0.2-3 ms late timers under TCG), never earlier. The tail (p99) is
+        # not checked: the VM stalls for ~100 ms now and then under TCG,
+        # more so with the tracer's own Python consuming every event
         assert f["predicted_ms_mean"] > 0.5, f
-        assert abs(f["measured_ms_mean"] - f["predicted_ms_mean"]) < \
-            0.25 * f["predicted_ms_mean"] + 3.0, f
+        assert 0 <= f["error_ms_p50"] < 1.0 + 0.1 * f["predicted_ms_mean"], f
         assert f["early_ms_max"] < 0.1, f
     # packets died at tc egress (afcd's drops), not in sch_fq
     reasons = {d["reason"]: d["packets"] for d in tr["drops"]}
     assert reasons.get("QDISC_DROP", 0) == 0, reasons
+    assert set(reasons) <= {"TC_EGRESS", "NOT_SPECIFIED"}, reasons
