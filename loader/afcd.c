@@ -875,7 +875,7 @@ struct fair_state {
 	__u32 waterline, n, n_long;
 };
 
-#define FAIR_SCAN_NS 10000000ULL     /* scan the ring at most every 10 ms */
+#define FAIR_SCAN_NS 50000000ULL     /* scan the ring every 50 ms: it spans ~window (1 s) */
 /* offered-load EWMA time constant: half the shadow buffer's window, so
  * that capacity and the ring describe the same stretch of traffic */
 
@@ -894,35 +894,39 @@ static void scan_ring(struct pins *p, const struct afcd_config *c, const struct 
 {
 	enum { TBL = 2 * AFCD_SB_SIZE_MAX };
 	static struct afcd_sb_ring ring;
-	static struct { __u32 used, count; const struct afcd_flow_key *k; } tbl[TBL];
-	static __u32 counts[AFCD_SB_SIZE_MAX];
+	static struct { __u32 gen, count; const struct afcd_flow_key *k; } tbl[TBL];
+	static __u32 counts[AFCD_SB_SIZE_MAX], gen;
 	__u32 slot = c->slot, i, n = 0, filled;
 
 	if (bpf_map_lookup_elem(p->ring, &slot, &ring))
 		return;
-	memset(tbl, 0, sizeof(tbl));
+	if (++gen == 0) {          /* entries of an old generation count as empty */
+		memset(tbl, 0, sizeof(tbl));
+		gen = 1;
+	}
 	filled = q->sb_head < c->sb_size ? q->sb_head : c->sb_size;
 	for (i = 0; i < filled && i < AFCD_SB_SIZE_MAX; i++) {
 		const struct afcd_flow_key *k = &ring.slot[i];
-		__u32 h = 2166136261u, j;
-		const __u8 *b = (const __u8 *)k;
+		const __u32 *w = (const __u32 *)k;
+		__u32 h = 0, j;
 
 		if (k->ifindex != ifindex)
 			continue;
-		for (j = 0; j < sizeof(*k); j++)
-			h = (h ^ b[j]) * 16777619u;
-		for (h %= TBL; tbl[h].used; h = (h + 1) % TBL)
+		for (j = 0; j < sizeof(*k) / 4; j++)   /* multiplicative word hash */
+			h = (h ^ w[j]) * 0x9e3779b1u;
+		for (h = (h >> 16) % TBL; tbl[h].gen == gen; h = (h + 1) % TBL)
 			if (!memcmp(tbl[h].k, k, sizeof(*k)))
 				break;
-		if (!tbl[h].used) {
-			tbl[h].used = 1;
+		if (tbl[h].gen != gen) {
+			tbl[h].gen = gen;
 			tbl[h].k = k;
+			tbl[h].count = 0;
 		}
 		tbl[h].count++;
 	}
 	fs->n_long = 0;
 	for (i = 0; i < TBL; i++)
-		if (tbl[i].used) {
+		if (tbl[i].gen == gen) {
 			counts[n++] = tbl[i].count;
 			fs->n_long += tbl[i].count >= 2;
 		}
@@ -994,7 +998,6 @@ static int refresh(struct pins *p, __u32 ifindex, struct afcd_est *e, struct fai
 	e->global_target_ns = gt;
 	e->heartbeat_ns = now;
 	e->refreshes++;
-	e->loader_pid = (__u32)getpid();
 	return bpf_map_update_elem(p->est, &c.slot, e, BPF_ANY);
 }
 
@@ -1443,6 +1446,7 @@ static int cmd_attach(int argc, char **argv)
 	/* adopt the previous loader's controller state, if any */
 	if (bpf_map_lookup_elem(p.est, &fp.c.slot, &e))
 		memset(&e, 0, sizeof(e));
+	e.loader_pid = (__u32)getpid();
 	if (!ro.quiet)
 		fprintf(stderr, "%s: %s %s on %s (slot %u), algo %s, refresh every %.3f ms%s\n", prog,
 			adopted ? "adopted the program attached" : "attached", "afcd_egress", dev,
