@@ -95,19 +95,16 @@ static inline int json_u64(const char *s, const char *end, const char *key,
 
 	snprintf(pat, sizeof(pat), "\"%s\":", key);
 	plen = strlen(pat);
-	for (p = s; p && p + plen < end; p++) {
-		p = strstr(p, pat);
-		if (!p || p >= end)
-			return -1;
-		p += plen;
-		while (*p == ' ')
-			p++;
-		if (*p == '"')
-			p++;
-		*v = strtoull(p, NULL, 0);
-		return 0;
-	}
-	return -1;
+	p = strstr(s, pat);
+	if (!p || p + plen >= end)
+		return -1;
+	p += plen;
+	while (*p == ' ')
+		p++;
+	if (*p == '"')
+		p++;
+	*v = strtoull(p, NULL, 0);
+	return 0;
 }
 
 /* Is "key":"value" (or "key":value) present in [s, end)? */

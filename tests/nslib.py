@@ -91,7 +91,6 @@ class Namespaces:
 
     def close(self):
         for n in reversed(self.names):
-            subprocess.run(["ip", "netns", "pids", n], capture_output=True)
             pids = subprocess.run(["ip", "netns", "pids", n], capture_output=True,
                                   text=True).stdout.split()
             for pid in pids:

@@ -29,9 +29,6 @@ class Flow:
         self.name, self.sender, self.proto, self.cc = name, sender, proto, cc
         self.start_s, self.duration_s, self.rate_mbit = start_s, duration_s, rate_mbit
 
-    def label(self):
-        return self.name
-
 
 def available_cc(ns):
     path = "/proc/sys/net/ipv4/tcp_available_congestion_control"
