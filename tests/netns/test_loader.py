@@ -276,3 +276,31 @@ def test_config_file_and_flags_override(pair, tmp_path):
     bad.write_text("rate 100mbit\ntarget soon\n")
     r = afcd(a, "attach", "v0", "-c", bad, "--skip-fq-check", check=False)
     assert r.returncode != 0 and "bad.conf:2" in r.stderr and "target" in r.stderr
+
+
+def test_afcd_top_names_real_flows(pair):
+    """The live view on a filter attached by hand and configured with
+    `afcd set`, without a loader (issue 5)."""
+    a, b = pair
+    in_ns(a, ["tc", "qdisc", "add", "dev", "v0", "clsact"])
+    in_ns(a, ["tc", "filter", "add", "dev", "v0", "egress", "bpf", "da", "obj",
+              nslib.BPF_OBJ, "sec", "tc"])
+    afcd(a, "set", "v0", "rate", RATE, "algo", "afcd")
+    srv = subprocess.Popen(nslib.ns_cmd(b, ["iperf3", "-s", "-1", "-p", "5201"]),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.3)
+        cli = subprocess.Popen(nslib.ns_cmd(a, ["iperf3", "-c", "198.18.0.2", "-p", "5201",
+                                                "-t", "3"]), stdout=subprocess.DEVNULL)
+        time.sleep(1.0)
+        top = in_ns(a, [os.path.join(nslib.ROOT, "tools", "afcd-top"), "v0", "-n", "2",
+                        "-i", "0.5", "--plain"], timeout=30).stdout
+        cli.wait(timeout=20)
+    finally:
+        srv.wait(timeout=20)
+    assert "afcd-top  dev v0  algo afcd  rate 100.00Mbit" in top
+    assert "datapath fallback" in top                     # no loader running
+    flows = [l for l in top.splitlines() if l.startswith("tcp 198.18.0.1:")]
+    assert any("198.18.0.2:5201" in l for l in flows), top
+    # the second frame measures a rate for the bulk flow
+    assert any("Mbit" in l.split()[4] for l in flows if len(l.split()) > 4), top
