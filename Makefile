@@ -38,10 +38,10 @@ LIBS      := -lbpf -lelf -lz
 # packet loads are deliberate (BPF direct packet access on x86).
 SANITIZE  ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-sanitize=alignment
 
-BPF_OBJS  := $(OUT)/afcd.bpf.o $(OUT)/bench.bpf.o
-SKELS     := $(OUT)/afcd.skel.h $(OUT)/bench.skel.h
+BPF_OBJS  := $(OUT)/afcd.bpf.o $(OUT)/afcd_ctl.bpf.o $(OUT)/bench.bpf.o
+SKELS     := $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(OUT)/bench.skel.h
 BINS      := $(OUT)/afcd $(OUT)/test_law $(OUT)/test_datapath $(OUT)/afcd-bench
-HDRS      := maps/afcd_maps.h maps/afcd_maps.bpf.h bpf/afcd_law.h bpf/afcd_parse.h
+HDRS      := maps/afcd_maps.h maps/afcd_maps.bpf.h bpf/afcd_law.h bpf/afcd_ctl.h bpf/afcd_parse.h
 
 .PHONY: all deps test test-unit test-netns test-vm bench demo clean
 .DELETE_ON_ERROR:
@@ -66,7 +66,7 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUT)/afcd: loader/afcd.c loader/*.h $(OUT)/afcd.skel.h $(HDRS) | $(OUT)
+$(OUT)/afcd: loader/afcd.c loader/*.h $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(HDRS) | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader loader/afcd.c -o $@ $(LIBS) -lm
 
@@ -74,7 +74,7 @@ $(OUT)/test_law: tests/unit/test_law.c tests/unit/pkt.h tests/unit/check.h $(HDR
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -Wno-unknown-pragmas $(INCLUDES) -Itests/unit $< -o $@ -lm
 
-$(OUT)/test_datapath: tests/unit/test_datapath.c tests/unit/pkt.h $(OUT)/afcd.skel.h $(HDRS) | $(OUT)
+$(OUT)/test_datapath: tests/unit/test_datapath.c tests/unit/pkt.h $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(HDRS) | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Wno-unknown-pragmas $(INCLUDES) -Itests/unit $< -o $@ $(LIBS) -lm
 

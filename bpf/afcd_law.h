@@ -370,13 +370,22 @@ AFCD_INLINE __u32 afcd_waterfill(const __u32 *sorted, __u32 n, __u64 capacity)
 	return n ? sorted[n - 1] : 0;
 }
 
+/* a / d for d > 0, truncated toward zero as C does, with unsigned
+ * division only: BPF before cpu v4 has no signed division. */
+AFCD_INLINE __s64 afcd_sdiv64(__s64 a, __u64 d)
+{
+	if (a < 0)
+		return -(__s64)((0 - (__u64)a) / d);
+	return (__s64)((__u64)a / d);
+}
+
 /* The AFD controller (dissertation eq. 3.4-3.5 and 4.2-4.3; AFD paper):
  *   c <- c + alpha (Q_old - Q_target) - beta (Q - Q_target)
  *   m_fair = clamp(anchor + c, 1, sb_size)
  * with anchor = sb_size / N (eq. 3.4) or the water level above. All Q
  * and c are milli-samples; alpha, beta are *1000 (1700, 1800). c is
  * bounded to +-3/4 anchor against wind-up. Updates *ctrl_milli and
- * returns m_fair in samples. */
+ * returns m_fair in samples. Runs in the BPF refresh step and on the host. */
 AFCD_INLINE __u32 afcd_afd_m_fair(__s64 *ctrl_milli, __s64 q_old_milli, __s64 q_milli,
 				  __s64 q_target_milli, __u32 alpha_milli,
 				  __u32 beta_milli, __u32 sb_size, __u32 anchor)
@@ -385,17 +394,17 @@ AFCD_INLINE __u32 afcd_afd_m_fair(__s64 *ctrl_milli, __s64 q_old_milli, __s64 q_
 	/* the correction stays within +-3/4 of the anchor (of sb_size without
 	 * one), so that m_fair never leaves [anchor/4, 7/4 anchor]: against
 	 * wind-up when the queue cannot reach its target */
-	__s64 lim = (__s64)(anchor ? anchor : sb_size) * 1000 * 3 / 4;
+	__s64 lim = (__s64)((__u64)(anchor ? anchor : sb_size) * 1000 * 3 / 4);
 	__s64 m;
 
-	c += ((__s64)alpha_milli * (q_old_milli - q_target_milli)) / 1000;
-	c -= ((__s64)beta_milli * (q_milli - q_target_milli)) / 1000;
+	c += afcd_sdiv64((__s64)alpha_milli * (q_old_milli - q_target_milli), 1000);
+	c -= afcd_sdiv64((__s64)beta_milli * (q_milli - q_target_milli), 1000);
 	if (c > lim)
 		c = lim;
 	if (c < -lim)
 		c = -lim;
 	*ctrl_milli = c;
-	m = (__s64)anchor + c / 1000;
+	m = (__s64)anchor + afcd_sdiv64(c, 1000);
 	if (m < 1)
 		m = 1;
 	if (m > (__s64)sb_size)

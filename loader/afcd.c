@@ -14,7 +14,9 @@
  * clsact egress with libbpf, checks that sch_fq is the root qdisc, claims
  * a slot in the per-interface maps, writes the config and then refreshes
  * m_fair (AFD controller, eq. 3.4-3.5), N and FaLL's global target
- * (eq. 4.5-4.6) every update_period, with a heartbeat the datapath checks.
+ * (eq. 4.5-4.6) every update_period, with a heartbeat the datapath checks:
+ * from a BPF timer it arms (afcd_ctl.bpf.o; the process itself only scans
+ * the shadow buffer every 50 ms), or from the process on old kernels.
  * Everything is pinned under AFCD_PIN_DIR (mode 0600); the datapath keeps
  * working, on its own fallback estimates, while no loader runs.
  */
@@ -34,10 +36,11 @@
 #include <bpf/libbpf.h>
 
 #include "afcd_maps.h"
-#include "afcd_law.h"
 #include "params.h"
 #include "sys.h"
+#include "afcd_ctl.h"
 #include "afcd.skel.h"
+#include "afcd_ctl.skel.h"
 
 #define AFCD_TC_HANDLE 0xafcd
 #define AFCD_TC_PRIO   0xafc
@@ -76,18 +79,19 @@ static int libbpf_print(enum libbpf_print_level l, const char *f, va_list a)
 /* ---- Pinned maps ------------------------------------------------------- */
 
 struct pins {
-	int cfg, est, queue, flows, ring, count, global;
+	int cfg, est, queue, flows, ring, count, global, scan, timer;
 };
 
 static const char *const pin_names[] = {
 	AFCD_MAP_CFG, AFCD_MAP_EST, AFCD_MAP_QUEUE, AFCD_MAP_FLOWS,
-	AFCD_MAP_SB_RING, AFCD_MAP_SB_COUNT, AFCD_MAP_GLOBAL,
+	AFCD_MAP_SB_RING, AFCD_MAP_SB_COUNT, AFCD_MAP_GLOBAL, AFCD_MAP_SCAN, AFCD_MAP_TIMER,
 };
 #define NPINS (sizeof(pin_names) / sizeof(pin_names[0]))
 
 static int *pin_fd(struct pins *p, unsigned i)
 {
-	int *f[] = { &p->cfg, &p->est, &p->queue, &p->flows, &p->ring, &p->count, &p->global };
+	int *f[] = { &p->cfg, &p->est, &p->queue, &p->flows, &p->ring, &p->count, &p->global,
+		     &p->scan, &p->timer };
 
 	return f[i];
 }
@@ -362,12 +366,13 @@ static unsigned long long delete_iface_keys(int fd, __u32 ifindex)
 	return n;
 }
 
-/* Zero the interface's queue, estimate and ring slot and mark the queue
+/* Zero the interface's queue, estimate, scan and ring slot and mark the queue
  * as owned by ifindex (the datapath checks ownership per packet). */
 static int slot_reset(struct pins *p, __u32 slot, __u32 ifindex)
 {
 	struct afcd_queue q = { .ifindex = ifindex };
 	struct afcd_est e = {0};
+	struct afcd_scan sc = {0};
 	void *ring = calloc(1, sizeof(struct afcd_sb_ring));
 	int err;
 
@@ -377,6 +382,8 @@ static int slot_reset(struct pins *p, __u32 slot, __u32 ifindex)
 	free(ring);
 	if (!err)
 		err = bpf_map_update_elem(p->est, &slot, &e, BPF_ANY);
+	if (!err)
+		err = bpf_map_update_elem(p->scan, &slot, &sc, BPF_ANY);
 	if (!err)
 		err = bpf_map_update_elem(p->queue, &slot, &q, BPF_ANY);
 	delete_iface_keys(p->count, ifindex);
@@ -469,6 +476,7 @@ struct snapshot {
 	struct afcd_config c;
 	struct afcd_queue q;
 	struct afcd_est e;
+	struct afcd_scan s;
 	__u64 unconfigured, bad_slot;
 };
 
@@ -485,7 +493,8 @@ static int snapshot_read(struct pins *p, __u32 ifindex, struct snapshot *s)
 		return -1;
 	}
 	if (bpf_map_lookup_elem_flags(p->queue, &s->c.slot, &s->q, BPF_F_LOCK) ||
-	    bpf_map_lookup_elem(p->est, &s->c.slot, &s->e)) {
+	    bpf_map_lookup_elem(p->est, &s->c.slot, &s->e) ||
+	    bpf_map_lookup_elem(p->scan, &s->c.slot, &s->s)) {
 		free(v);
 		return -1;
 	}
@@ -508,6 +517,16 @@ static double delay_now_ns(const struct snapshot *s)
 static bool est_fresh(const struct snapshot *s)
 {
 	return s->e.heartbeat_ns && s->t_ns - s->e.heartbeat_ns <= s->c.stale_after_ns;
+}
+
+/* Who refreshes the estimates: "kernel" (the loader's BPF timer),
+ * "loader" (the loader process), "none" (stale: datapath fallback). */
+static const char *refresher_name(const struct snapshot *s)
+{
+	if (!est_fresh(s))
+		return "none";
+	return s->e.refresher == AFCD_REFRESHER_KERNEL ? "kernel" :
+	       s->e.refresher == AFCD_REFRESHER_LOADER ? "loader" : "none";
 }
 
 /* The values the datapath uses now: the loader's, or its fallback. */
@@ -644,7 +663,7 @@ static void print_stats(const char *dev, __u32 ifindex, const struct snapshot *s
 					 s0->q.stats[AFCD_S_PASSED_BYTES]) * 8 / dt : 0;
 	double pps = dt > 0 ? (double)(q->stats[AFCD_S_PASSED] - s0->q.stats[AFCD_S_PASSED]) / dt : 0;
 	long long evicted = (long long)q->astats[AFCD_A_FLOW_NEW] - (long long)live_flows -
-			    (long long)s1->e.gc_deleted;
+			    (long long)s1->s.gc_deleted;
 	__u32 m_fair;
 	__u64 gt;
 	size_t i, shown = nrows < (size_t)o->top ? nrows : (size_t)o->top;
@@ -691,18 +710,20 @@ static void print_stats(const char *dev, __u32 ifindex, const struct snapshot *s
 		       (unsigned long long)q->astats[AFCD_A_SAMPLED],
 		       (unsigned long long)q->astats[AFCD_A_FLOW_NEW],
 		       (unsigned long long)q->astats[AFCD_A_FLOW_FAIL], live_flows, evicted,
-		       (unsigned long long)s1->e.gc_deleted, delay_now_ns(s1),
+		       (unsigned long long)s1->s.gc_deleted, delay_now_ns(s1),
 		       (unsigned long long)q->max_sojourn_ns, (unsigned long long)q->last_sojourn_ns,
 		       rate, pps, dt, q->gcv.dropping, q->gcv.count);
 		printf("\"estimates\":{\"n_flows\":%d,\"m_fair\":%u,\"global_target_ns\":%llu,"
 		       "\"n_long\":%u,\"waterline\":%u,\"arrival_bps\":%llu,"
 		       "\"loader_fresh\":%s,\"heartbeat_age_ns\":%lld,\"loader_pid\":%u,"
-		       "\"refreshes\":%llu,\"ctrl_milli\":%lld},",
+		       "\"refreshes\":%llu,\"ctrl_milli\":%lld,\"refresher\":\"%s\","
+		       "\"refresh_busy_ns\":%llu,\"scans\":%llu},",
 		       q->n_active, m_fair, (unsigned long long)gt, s1->e.n_long, s1->e.waterline,
 		       (unsigned long long)s1->e.arrival_bps, est_fresh(s1) ? "true" : "false",
 		       s1->e.heartbeat_ns ? (long long)(s1->t_ns - s1->e.heartbeat_ns) : -1LL,
-		       s1->e.loader_pid, (unsigned long long)s1->e.refreshes,
-		       (long long)s1->e.ctrl_milli);
+		       s1->s.loader_pid, (unsigned long long)s1->e.refreshes,
+		       (long long)s1->e.ctrl_milli, refresher_name(s1),
+		       (unsigned long long)s1->e.busy_ns, (unsigned long long)s1->s.scans);
 		printf("\"global\":{\"unconfigured\":%llu,\"bad_slot\":%llu}",
 		       (unsigned long long)s1->unconfigured, (unsigned long long)s1->bad_slot);
 		if (o->flows) {
@@ -772,14 +793,14 @@ static void print_stats(const char *dev, __u32 ifindex, const struct snapshot *s
 		       (unsigned long long)q->astats[AFCD_A_SAMPLED],
 		       est_fresh(s1) ? "from loader" : "fallback (no loader)");
 		if (est_fresh(s1))
-			printf(" pid %u", s1->e.loader_pid);
+			printf(" pid %u, refreshed by %s", s1->s.loader_pid, refresher_name(s1));
 		printf("\n non_ip %llu parse_err %llu fragments %llu flows live %llu new %llu "
 		       "evicted %lld gc %llu stale_fallback %llu\n",
 		       (unsigned long long)q->stats[AFCD_S_NON_IP],
 		       (unsigned long long)q->stats[AFCD_S_PARSE_ERR],
 		       (unsigned long long)q->stats[AFCD_S_FRAGMENT], live_flows,
 		       (unsigned long long)q->astats[AFCD_A_FLOW_NEW], evicted,
-		       (unsigned long long)s1->e.gc_deleted,
+		       (unsigned long long)s1->s.gc_deleted,
 		       (unsigned long long)q->stats[AFCD_S_STALE_FALLBACK]);
 	}
 	if (!o->flows)
@@ -866,18 +887,21 @@ static int cmd_stats(int argc, char **argv)
 
 /* ---- The refresh loop ---------------------------------------------------- */
 
-/* Loader-side state of the fair-share estimate between refreshes. */
-struct fair_state {
-	__u64 prev_sampled, prev_t_ns;   /* for the offered-load EWMA */
-	__u64 prev_passed, prev_sojourn_sum; /* for the mean queue per refresh */
-	__u64 last_fill_ns;              /* last shadow-buffer scan */
-	double arrival_bps;              /* offered load, bits/s */
-	__u32 waterline, n, n_long;
-};
-
+/*
+ * Work is split by cost (ALGORITHM.md sec. 3 and 5):
+ *  - the refresh step (bpf/afcd_ctl.h: offered load, AFD controller,
+ *    FaLL's RTT/sqrt(N), heartbeat) runs every update_period from the BPF
+ *    timer of afcd_ctl.bpf.o, so that a 1 ms period costs no user-space
+ *    wake-ups; on kernels without BPF timers the loader runs the same
+ *    step itself (--refresh user);
+ *  - the scan of the shadow buffer (the max-min water level, which needs
+ *    a sort) runs here every FAIR_SCAN_NS and is written to afcd_scan;
+ *  - GC of idle flow state runs in the kernel through the control
+ *    program (no copy of the flow map) every GC_PERIOD_NS.
+ */
 #define FAIR_SCAN_NS 50000000ULL     /* scan the ring every 50 ms: it spans ~window (1 s) */
-/* offered-load EWMA time constant: half the shadow buffer's window, so
- * that capacity and the ring describe the same stretch of traffic */
+
+enum refresh_mode { REFRESH_AUTO = 0, REFRESH_KERNEL, REFRESH_USER };
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -888,15 +912,15 @@ static int cmp_u32(const void *a, const void *b)
 
 /* Count the samples per flow in the interface's ring (one array-map read
  * of the whole ring, an open-addressing table in user space) and compute
- * the max-min fair share for `capacity` samples. */
+ * the max-min fair share for `capacity` samples into sc. */
 static void scan_ring(struct pins *p, const struct afcd_config *c, const struct afcd_queue *q,
-		      __u32 ifindex, __u64 capacity, struct fair_state *fs)
+		      __u32 ifindex, __u64 capacity, struct afcd_scan *sc)
 {
 	enum { TBL = 2 * AFCD_SB_SIZE_MAX };
 	static struct afcd_sb_ring ring;
 	static struct { __u32 gen, count; const struct afcd_flow_key *k; } tbl[TBL];
 	static __u32 counts[AFCD_SB_SIZE_MAX], gen;
-	__u32 slot = c->slot, i, n = 0, filled;
+	__u32 slot = c->slot, i, n = 0, filled, n_long = 0;
 
 	if (bpf_map_lookup_elem(p->ring, &slot, &ring))
 		return;
@@ -924,87 +948,61 @@ static void scan_ring(struct pins *p, const struct afcd_config *c, const struct 
 		}
 		tbl[h].count++;
 	}
-	fs->n_long = 0;
 	for (i = 0; i < TBL; i++)
 		if (tbl[i].gen == gen) {
 			counts[n++] = tbl[i].count;
-			fs->n_long += tbl[i].count >= 2;
+			n_long += tbl[i].count >= 2;
 		}
 	qsort(counts, n, sizeof(counts[0]), cmp_u32);
-	fs->n = n;
-	fs->waterline = afcd_waterfill(counts, n, capacity);
+	sc->n_ring = n;
+	sc->n_long = n_long;
+	sc->waterline = afcd_waterfill(counts, n, capacity);
 }
 
-/* One refresh (ALGORITHM.md sec. 3 and 5): N and the max-min fair share
- * from the shadow buffer, m_fair by the AFD controller (eq. 3.5) around
- * it, FaLL's global target RTT/sqrt(N) (eq. 4.5-4.6), and the heartbeat. */
-static int refresh(struct pins *p, __u32 ifindex, struct afcd_est *e, struct fair_state *fs,
-		   __u64 *period_ns)
+/* Run the control program (struct afcd_ctl_args). 0 or -errno. */
+static int ctl_run(struct afcd_ctl_bpf *ctl, struct afcd_ctl_args *a)
 {
-	struct afcd_config c;
-	struct afcd_queue q;
-	__u64 now, backlog, gt, qt_ns, capacity;
-	__s64 qm, qt;
-	__s32 n;
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = a, .ctx_size_in = sizeof(*a));
+	int err = bpf_prog_test_run_opts(bpf_program__fd(ctl->progs.afcd_ctl), &o);
 
-	if (cfg_lookup(p, ifindex, &c))
-		return -1;             /* detached under us */
-	if (bpf_map_lookup_elem(p->queue, &c.slot, &q))
-		return -1;
-	*period_ns = c.update_period_ns;
-	now = now_ns();
-	/* offered load from the sampled bytes (every sample is sample_bytes) */
-	if (fs->prev_t_ns && now > fs->prev_t_ns) {
-		double dt = (double)(now - fs->prev_t_ns);
-		double inst = (double)(q.astats[AFCD_A_SAMPLED] - fs->prev_sampled) *
-			      (double)c.sample_bytes * 8e9 / dt;
-		double a = dt / (dt + (double)c.window_ns / 2);
-
-		fs->arrival_bps += a * (inst - fs->arrival_bps);
-	}
-	fs->prev_t_ns = now;
-	fs->prev_sampled = q.astats[AFCD_A_SAMPLED];
-	capacity = c.sb_size;
-	if (fs->arrival_bps > (double)c.rate_bps)
-		capacity = (__u64)((double)c.sb_size * (double)c.rate_bps / fs->arrival_bps);
-	if (now - fs->last_fill_ns >= FAIR_SCAN_NS) {
-		scan_ring(p, &c, &q, ifindex, capacity, fs);
-		fs->last_fill_ns = now;
-	}
-	/* Q: the mean predicted sojourn of the packets admitted since the last
-	 * refresh (the instantaneous backlog swings between empty and the
-	 * horizon within a period); the backlog now when nothing passed */
-	backlog = q.t_last_ns > now ? q.t_last_ns - now : 0;
-	if (q.stats[AFCD_S_PASSED] > fs->prev_passed && fs->prev_passed)
-		backlog = (q.sojourn_sum_ns - fs->prev_sojourn_sum) /
-			  (q.stats[AFCD_S_PASSED] - fs->prev_passed);
-	fs->prev_passed = q.stats[AFCD_S_PASSED];
-	fs->prev_sojourn_sum = q.sojourn_sum_ns;
-	n = fs->n_long ? (__s32)fs->n_long : q.n_active;
-	gt = afcd_fall_global_target_ns(c.rtt_ns, n, 2 * afcd_tx_ns(c.mtu_bytes, c.rate_bps),
-					c.interval_ns);
-	qt_ns = c.algo == AFCD_ALGO_FALL ? gt : c.target_ns;
-	qm = afcd_backlog_milli_samples(backlog, c.rate_bps, c.sample_bytes);
-	qt = afcd_backlog_milli_samples(qt_ns, c.rate_bps, c.sample_bytes);
-	e->m_fair = afcd_afd_m_fair(&e->ctrl_milli, e->q_old_milli, qm, qt, c.alpha_milli,
-				    c.beta_milli, c.sb_size,
-				    fs->waterline ? fs->waterline :
-				    afcd_m_fair_fallback(c.sb_size, q.n_active));
-	e->q_old_milli = qm;
-	e->n_flows = q.n_active > 0 ? (__u32)q.n_active : 0;
-	e->n_long = fs->n_long;
-	e->waterline = fs->waterline;
-	e->arrival_bps = (__u64)fs->arrival_bps;
-	e->global_target_ns = gt;
-	e->heartbeat_ns = now;
-	e->refreshes++;
-	return bpf_map_update_elem(p->est, &c.slot, e, BPF_ANY);
+	return err ? (errno ? -errno : err) : a->ret;
 }
+
+/* Load the control program on the pinned maps; NULL (with a reason in
+ * why) when the kernel cannot run it. */
+static struct afcd_ctl_bpf *ctl_load(char *why, size_t n)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = AFCD_PIN_DIR);
+	struct afcd_ctl_bpf *ctl = afcd_ctl_bpf__open_opts(&oo);
+
+	if (!ctl) {
+		snprintf(why, n, "cannot open the control object: %s", strerror(errno));
+		return NULL;
+	}
+	if (afcd_ctl_bpf__load(ctl)) {
+		snprintf(why, n, "the kernel refuses the control program (BPF timers and "
+			 "syscall programs need Linux >= 5.15)");
+		afcd_ctl_bpf__destroy(ctl);
+		return NULL;
+	}
+	return ctl;
+}
+
+/* Loader-side state of the refresh loop. */
+struct loop_state {
+	struct afcd_ctl_bpf *ctl;  /* control program, NULL if not loaded */
+	bool kernel;               /* the BPF timer refreshes (else this process) */
+	struct afcd_est e;         /* user-mode refresh: the estimate we own */
+	struct afcd_scan sc;       /* what we write to afcd_scan */
+	__u64 last_scan_ns, last_gc_ns, last_arm_ns;
+	unsigned long long rearms;
+};
 
 /* Delete this interface's flow state idle for more than idle_ns with no
- * sample left in the shadow buffer. Reads the flow map in batches (a few
- * syscalls for 64k entries). Returns how many were deleted. */
-static unsigned long long gc_flows(struct pins *p, __u32 ifindex, __u64 idle_ns)
+ * sample left in the shadow buffer: in the kernel through the control
+ * program, else from user space in batches. Returns how many. */
+static unsigned long long gc_flows(struct pins *p, struct afcd_ctl_bpf *ctl, __u32 ifindex,
+				   __u64 idle_ns)
 {
 	enum { CHUNK = 4096 };
 	static struct afcd_flow_key keys[CHUNK];
@@ -1013,6 +1011,13 @@ static unsigned long long gc_flows(struct pins *p, __u32 ifindex, __u64 idle_ns)
 	unsigned long long n = 0;
 	bool first = true;
 
+	if (ctl) {
+		struct afcd_ctl_args a = { .op = AFCD_CTL_GC, .ifindex = ifindex,
+					   .idle_ns = idle_ns };
+
+		if (!ctl_run(ctl, &a))
+			return a.deleted;
+	}
 	for (;;) {
 		LIBBPF_OPTS(bpf_map_batch_opts, bo);
 		__u32 count = CHUNK, i;
@@ -1032,6 +1037,56 @@ static unsigned long long gc_flows(struct pins *p, __u32 ifindex, __u64 idle_ns)
 		first = false;
 	}
 	return n;
+}
+
+/* One tick of the loop at time now: the refresh step (user mode), the
+ * ring scan when due, the timer's watchdog (kernel mode). Returns the
+ * time to the next tick, ns, or 0 when the interface lost its config. */
+static __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now)
+{
+	struct afcd_config c;
+	struct afcd_queue q;
+	__u64 period, capacity;
+
+	if (cfg_lookup(p, ifindex, &c) || bpf_map_lookup_elem(p->queue, &c.slot, &q))
+		return 0;              /* detached under us */
+	period = c.update_period_ns;
+	if (now - ls->last_scan_ns >= FAIR_SCAN_NS || !ls->last_scan_ns) {
+		struct afcd_est e;
+		const struct afcd_est *ep = &ls->e;
+
+		if (ls->kernel && !bpf_map_lookup_elem(p->est, &c.slot, &e))
+			ep = &e;
+		capacity = afcd_sb_capacity(c.sb_size, c.rate_bps, ep->arrival_bps);
+		scan_ring(p, &c, &q, ifindex, capacity, &ls->sc);
+		ls->sc.heartbeat_ns = now;
+		ls->sc.scans++;
+		ls->sc.loader_pid = (__u32)getpid();
+		bpf_map_update_elem(p->scan, &c.slot, &ls->sc, BPF_ANY);
+		ls->last_scan_ns = now;
+		if (ls->kernel) {
+			/* watchdog: a timer that stopped (config rewritten for
+			 * another slot, a foreign disarm) is armed again */
+			__u64 late = 4 * period + 2 * FAIR_SCAN_NS;
+
+			if ((ep->refresher != AFCD_REFRESHER_KERNEL || !ep->heartbeat_ns ||
+			     now - ep->heartbeat_ns > late) && now - ls->last_arm_ns > late) {
+				struct afcd_ctl_args a = { .op = AFCD_CTL_ARM, .ifindex = ifindex,
+							   .slot = c.slot };
+
+				ctl_run(ls->ctl, &a);
+				ls->last_arm_ns = now;
+				ls->rearms++;
+			}
+		}
+	}
+	if (!ls->kernel) {
+		afcd_refresh(&c, &q, &ls->sc, &ls->e, now);
+		ls->e.refresher = AFCD_REFRESHER_LOADER;
+		bpf_map_update_elem(p->est, &c.slot, &ls->e, BPF_ANY);
+		return period;
+	}
+	return FAIR_SCAN_NS;
 }
 
 /* Prometheus text format (exposition format 0.0.4). */
@@ -1168,12 +1223,15 @@ static int detach_dev(const char *dev, __u32 ifindex, bool quiet)
 	if (have_pins && !cfg_lookup(&p, ifindex, &c)) {
 		struct afcd_queue q = {0};
 		struct afcd_est e = {0};
+		struct afcd_scan sc = {0};
 
 		had_cfg = true;
+		/* without its config, the slot's refresh timer stops at its next firing */
 		bpf_map_delete_elem(p.cfg, &ifindex);
 		if (c.slot < AFCD_MAX_IFACES) {
 			bpf_map_update_elem(p.queue, &c.slot, &q, BPF_ANY);
 			bpf_map_update_elem(p.est, &c.slot, &e, BPF_ANY);
+			bpf_map_update_elem(p.scan, &c.slot, &sc, BPF_ANY);
 		}
 		delete_iface_keys(p.count, ifindex);
 		delete_iface_keys(p.flows, ifindex);
@@ -1217,6 +1275,7 @@ struct run_opts {
 	const char *config_file;
 	double duration_s;
 	__u64 gc_idle_ns;
+	int refresh;            /* enum refresh_mode */
 };
 
 /* Parse "[--]name value" pairs and loader options from argv[first..]. */
@@ -1237,7 +1296,7 @@ static int parse_args(int argc, char **argv, int first, struct params *p, struct
 			if (!strcmp(a, "-v") || !strcmp(name, "verbose")) { verbose = 1; continue; }
 			if (!strcmp(name, "prometheus") || !strcmp(name, "prometheus-addr") ||
 			    !strcmp(name, "config") || !strcmp(a, "-c") || !strcmp(name, "duration") ||
-			    !strcmp(name, "gc-idle")) {
+			    !strcmp(name, "gc-idle") || !strcmp(name, "refresh")) {
 				if (!val) {
 					die_msg("%s: missing value", a);
 					return -1;
@@ -1262,6 +1321,17 @@ static int parse_args(int argc, char **argv, int first, struct params *p, struct
 						return -1;
 					}
 					ro->duration_s = (double)d / 1e9;
+				} else if (!strcmp(name, "refresh")) {
+					if (!strcmp(val, "kernel"))
+						ro->refresh = REFRESH_KERNEL;
+					else if (!strcmp(val, "user"))
+						ro->refresh = REFRESH_USER;
+					else if (!strcmp(val, "auto"))
+						ro->refresh = REFRESH_AUTO;
+					else {
+						die_msg("refresh: '%s' is not kernel, user or auto", val);
+						return -1;
+					}
 				} else if (!strcmp(name, "gc-idle")) {
 					if (parse_time_ns(val, &ro->gc_idle_ns) || !ro->gc_idle_ns) {
 						die_msg("gc-idle: '%s' is not a time above 0", val);
@@ -1343,15 +1413,15 @@ static int cmd_attach(int argc, char **argv)
 	struct params fp = {0}, cp = {0};
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = AFCD_PIN_DIR);
 	struct afcd_bpf *skel = NULL;
-	struct afcd_est e;
-	struct fair_state fs = {0};
+	struct loop_state ls = {0};
 	struct tcf_scan tf;
 	struct pins p;
 	struct rusage ru;
 	const char *dev;
 	char err[256];
 	__u32 ifindex;
-	__u64 start, next, last_gc, refreshes = 0;
+	__u64 start = 0, next, busy0;
+	unsigned long long ticks = 0;
 	bool fq_installed = false, adopted = false;
 	int prom_fd = -1, rc = 1;
 
@@ -1443,35 +1513,69 @@ static int cmd_attach(int argc, char **argv)
 			goto out_detach;
 		}
 	}
-	/* adopt the previous loader's controller state, if any */
-	if (bpf_map_lookup_elem(p.est, &fp.c.slot, &e))
-		memset(&e, 0, sizeof(e));
-	e.loader_pid = (__u32)getpid();
-	if (!ro.quiet)
-		fprintf(stderr, "%s: %s %s on %s (slot %u), algo %s, refresh every %.3f ms%s\n", prog,
-			adopted ? "adopted the program attached" : "attached", "afcd_egress", dev,
-			fp.c.slot, algo_names[fp.c.algo], fp.c.update_period_ns / 1e6,
-			ro.keep ? ", --keep" : "");
+	/* adopt the previous loader's controller state and scan, if any */
+	if (bpf_map_lookup_elem(p.est, &fp.c.slot, &ls.e))
+		memset(&ls.e, 0, sizeof(ls.e));
+	busy0 = ls.e.busy_ns;
+	if (bpf_map_lookup_elem(p.scan, &fp.c.slot, &ls.sc))
+		memset(&ls.sc, 0, sizeof(ls.sc));
+	if (ro.refresh != REFRESH_USER) {
+		char why[160];
 
+		ls.ctl = ctl_load(why, sizeof(why));
+		if (!ls.ctl && ro.refresh == REFRESH_KERNEL) {
+			die_msg("--refresh kernel: %s", why);
+			rc = 1;
+			goto out_stop;
+		}
+		if (!ls.ctl && !ro.quiet)
+			fprintf(stderr, "%s: %s: refreshing from user space\n", prog, why);
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	start = next = last_gc = now_ns();
+	start = next = now_ns();
+	ls.last_gc_ns = start;
+	if (!loop_tick(&p, ifindex, &ls, start)) {     /* the first scan, before arming */
+		die_msg("%s lost its afcd config while attaching", dev);
+		goto out_stop;
+	}
+	if (ls.ctl) {
+		struct afcd_ctl_args a = { .op = AFCD_CTL_ARM, .ifindex = ifindex,
+					   .slot = fp.c.slot };
+		int err2 = ctl_run(ls.ctl, &a);
+
+		ls.kernel = !err2;
+		ls.last_arm_ns = start;
+		if (err2 && ro.refresh == REFRESH_KERNEL) {
+			die_msg("--refresh kernel: cannot arm the refresh timer: %s", strerror(-err2));
+			goto out_stop;
+		}
+		if (err2 && !ro.quiet)
+			fprintf(stderr, "%s: cannot arm the refresh timer (%s): refreshing from "
+				"user space\n", prog, strerror(-err2));
+	}
+	if (!ro.quiet)
+		fprintf(stderr, "%s: %s %s on %s (slot %u), algo %s, refresh every %.3f ms by %s%s\n",
+			prog, adopted ? "adopted the program attached" : "attached", "afcd_egress",
+			dev, fp.c.slot, algo_names[fp.c.algo], fp.c.update_period_ns / 1e6,
+			ls.kernel ? "a BPF timer" : "this process", ro.keep ? ", --keep" : "");
+
 	rc = 0;
 	while (!stop_flag) {
-		__u64 now, period = fp.c.update_period_ns;
+		__u64 now, period;
 
-		if (refresh(&p, ifindex, &e, &fs, &period)) {
+		if (!(period = loop_tick(&p, ifindex, &ls, now_ns()))) {
 			die_msg("%s lost its afcd config (detached by someone else?): stopping", dev);
 			rc = 1;
 			ro.keep = true;  /* nothing of ours left to remove */
 			break;
 		}
-		refreshes++;
+		ticks++;
 		now = now_ns();
-		if (now - last_gc >= GC_PERIOD_NS) {
-			e.gc_deleted += gc_flows(&p, ifindex, ro.gc_idle_ns);
-			last_gc = now;
+		if (now - ls.last_gc_ns >= GC_PERIOD_NS) {
+			ls.sc.gc_deleted += gc_flows(&p, ls.ctl, ifindex, ro.gc_idle_ns);
+			ls.last_gc_ns = now;
 		}
 		if (ro.duration_s > 0 && (double)(now - start) / 1e9 >= ro.duration_s)
 			break;
@@ -1493,18 +1597,33 @@ static int cmd_attach(int argc, char **argv)
 			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 		}
 	}
+out_stop:
+	if (ls.ctl) {
+		struct afcd_ctl_args a = { .op = AFCD_CTL_DISARM, .slot = fp.c.slot };
+
+		ctl_run(ls.ctl, &a);
+		afcd_ctl_bpf__destroy(ls.ctl);
+	}
 	getrusage(RUSAGE_SELF, &ru);
-	if (!ro.quiet) {
+	if (!ro.quiet && start) {
 		double wall = (double)(now_ns() - start) / 1e9;
 		double cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 			     ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+		struct afcd_est e;
+		double busy = 0;
 
-		fprintf(stderr, "%s: %llu refreshes in %.2f s, cpu %.3f s (%.2f%% of one core)\n",
-			prog, (unsigned long long)refreshes, wall, cpu, wall > 0 ? 100 * cpu / wall : 0);
+		if (ls.kernel && !bpf_map_lookup_elem(p.est, &fp.c.slot, &e))
+			busy = (double)(e.busy_ns - busy0) / 1e9;
+		fprintf(stderr, "%s: %.2f s, %llu ticks, cpu %.3f s (%.2f%% of one core)", prog, wall,
+			ticks, cpu, wall > 0 ? 100 * cpu / wall : 0);
+		if (ls.kernel)
+			fprintf(stderr, "; kernel refresh step %.3f s (%.3f%%)", busy,
+				wall > 0 ? 100 * busy / wall : 0);
+		fprintf(stderr, "\n");
 	}
 	if (ro.keep) {
-		e.loader_pid = 0;
-		bpf_map_update_elem(p.est, &fp.c.slot, &e, BPF_ANY);
+		ls.sc.loader_pid = 0;
+		bpf_map_update_elem(p.scan, &fp.c.slot, &ls.sc, BPF_ANY);
 		goto out_pins;
 	}
 out_detach:
@@ -1545,6 +1664,9 @@ static int cmd_params(void)
 	       "  -c, --config FILE     read parameters from FILE (flags override it)\n"
 	       "  --duration T          stop (and clean up) after T\n"
 	       "  --gc-idle T           delete flow state idle for T (default 10s)\n"
+	       "  --refresh MODE        who runs the refresh step every update_period:\n"
+	       "                        kernel (a BPF timer, Linux >= 5.15), user (this\n"
+	       "                        process), auto (kernel if it can, default)\n"
 	       "  -q, --quiet  -v, --verbose\n");
 	return 0;
 }

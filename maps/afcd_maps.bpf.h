@@ -76,4 +76,23 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } afcd_global SEC(".maps");
 
+/* The loader's shadow-buffer scan per interface slot (anchor, flow counts). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, AFCD_MAX_IFACES);
+	__type(key, __u32);
+	__type(value, struct afcd_scan);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} afcd_scan SEC(".maps");
+
+/* Refresh timer per interface slot (used by afcd_ctl.bpf.c only; every
+ * object declares it so that any of them can create the full set of pins). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, AFCD_MAX_IFACES);
+	__type(key, __u32);
+	__type(value, struct afcd_timer);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} afcd_timer SEC(".maps");
+
 #endif /* AFCD_MAPS_BPF_H */

@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 1u
+#define AFCD_ABI_VERSION 2u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -45,9 +45,13 @@
 #define AFCD_MAP_SB_RING  "afcd_sb_ring"
 #define AFCD_MAP_SB_COUNT "afcd_sb_count"
 #define AFCD_MAP_GLOBAL   "afcd_global"
+#define AFCD_MAP_SCAN     "afcd_scan"
+#define AFCD_MAP_TIMER    "afcd_timer"
 
 /* The ELF section of the classifier: tc filter ... bpf da obj afcd.bpf.o sec tc */
 #define AFCD_PROG_SEC "tc"
+/* The loader's control program (afcd_ctl.bpf.o, BPF_PROG_TYPE_SYSCALL). */
+#define AFCD_CTL_SEC  "syscall"
 
 /* ---- Sizes and bounds -------------------------------------------------- */
 
@@ -197,27 +201,110 @@ struct afcd_config {
 _Static_assert(sizeof(struct afcd_config) == 120, "afcd_config ABI");
 
 /* ---- Estimates: map afcd_est -------------------------------------------
- * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_est. Written by
- * the loader every update_period; the datapath uses m_fair and
- * global_target_ns while now - heartbeat_ns <= stale_after_ns, and
- * computes its own fallback (sb_size / N, RTT / sqrt(N)) otherwise.
+ * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_est. Written every
+ * update_period by the refresh step (bpf/afcd_ctl.h: afcd_refresh()),
+ * which runs in the kernel from a BPF timer the loader arms (refresher
+ * AFCD_REFRESHER_KERNEL), or in the loader process on kernels without
+ * BPF timers (AFCD_REFRESHER_LOADER). One writer at a time. The datapath
+ * uses m_fair and global_target_ns while now - heartbeat_ns <=
+ * stale_after_ns, and computes its own fallback (sb_size / N,
+ * RTT / sqrt(N)) otherwise (ALGORITHM.md sec. 3).
  */
+enum afcd_refresher {
+	AFCD_REFRESHER_NONE   = 0, /* nothing refreshes this slot */
+	AFCD_REFRESHER_KERNEL = 1, /* BPF timer armed by the loader (afcd_ctl) */
+	AFCD_REFRESHER_LOADER = 2, /* the loader process, every update_period */
+};
+
 struct afcd_est {
-	__u64 heartbeat_ns;     /* CLOCK_MONOTONIC time of the last refresh */
+	__u64 heartbeat_ns;     /* CLOCK_MONOTONIC time of the last refresh, 0 = stopped */
 	__u64 global_target_ns; /* FaLL eq. 4.5-4.6, clamped [2 tx(MTU), interval] */
 	__u32 m_fair;           /* fair share, samples, [1, sb_size] (eq. 3.4-3.5) */
-	__u32 n_flows;          /* N: flows with samples in the shadow buffer */
+	__u32 n_flows;          /* N of the datapath (flows with samples) at the refresh */
 	__s64 ctrl_milli;       /* AFD controller correction c, samples * 1000 */
 	__s64 q_old_milli;      /* previous queue length, samples * 1000 */
 	__u64 refreshes;        /* number of refreshes written */
-	__u64 gc_deleted;       /* idle flow-state entries deleted by the loader */
-	__u32 loader_pid;       /* pid of the loader writing this slot, 0 = none */
-	__u32 n_long;           /* flows with >= 2 samples (FaLL's N) */
-	__u64 arrival_bps;      /* offered load, bits/s (EWMA of sampled bytes, 100 ms) */
-	__u32 waterline;        /* max-min fair share of the ring, samples (the anchor) */
+	__u32 n_long;           /* FaLL's N: flows with >= 2 samples (from the scan) */
+	__u32 waterline;        /* anchor used: max-min fair share of the ring, samples */
+	__u64 arrival_bps;      /* offered load, bits/s: EWMA of sampled bytes, tau window/2 */
+	/* the refresh step's memory between refreshes */
+	__u64 prev_t_ns;        /* time of the previous refresh */
+	__u64 prev_sampled;     /* queue astats[AFCD_A_SAMPLED] then, packets */
+	__u64 prev_passed;      /* queue stats[AFCD_S_PASSED] then, packets */
+	__u64 prev_sojourn_sum_ns; /* queue sojourn_sum_ns then */
+	__u64 busy_ns;          /* time spent in the kernel refresh step (timer), ns */
+	__u32 refresher;        /* enum afcd_refresher of the last refresh */
 	__u32 pad;
 };
-_Static_assert(sizeof(struct afcd_est) == 80, "afcd_est ABI");
+_Static_assert(sizeof(struct afcd_est) == 112, "afcd_est ABI");
+
+/* ---- Shadow-buffer scan: map afcd_scan -----------------------------------
+ * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_scan. Written by
+ * the loader process after each scan of the ring (every 50 ms): the
+ * max-min fair share of the samples the link can carry (the anchor of the
+ * AFD controller) and the flow counts. Read by the refresh step. The
+ * kernel refresh stops (and zeroes afcd_est.heartbeat_ns, so that the
+ * datapath falls back) when heartbeat_ns is older than stale_after_ns:
+ * a killed loader leaves no refresher behind.
+ */
+struct afcd_scan {
+	__u64 heartbeat_ns;     /* CLOCK_MONOTONIC time of the loader's last scan, 0 = none */
+	__u64 scans;            /* scans written */
+	__u64 gc_deleted;       /* idle flow-state entries deleted by the loader's GC */
+	__u32 waterline;        /* max-min fair share of the ring, samples; 0 = no samples */
+	__u32 n_ring;           /* distinct flows in the ring */
+	__u32 n_long;           /* flows with >= 2 samples in the ring (FaLL's N) */
+	__u32 loader_pid;       /* pid of the loader scanning this slot, 0 = none */
+};
+_Static_assert(sizeof(struct afcd_scan) == 40, "afcd_scan ABI");
+
+/* ---- Refresh timer: map afcd_timer ----------------------------------------
+ * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_timer: the BPF
+ * timer (kernel >= 5.15) whose callback runs the refresh step of the
+ * slot every update_period. Armed and disarmed by the loader through the
+ * control program; the callback stops by itself when the config, the slot
+ * or the loader's scan goes away. The timer field is opaque: reads from
+ * user space see it zeroed.
+ */
+struct afcd_timer {
+	struct bpf_timer timer;
+	__u32 ifindex;          /* interface refreshed, 0 = disarmed or stopped */
+	__u32 slot;             /* its slot (== the array index) */
+	__u64 armed_ns;         /* when the loader armed it */
+};
+_Static_assert(sizeof(struct afcd_timer) == 32, "afcd_timer ABI");
+
+/* ---- Control program: afcd_ctl.bpf.o, SEC("syscall") ----------------------
+ * Run by the loader with BPF_PROG_TEST_RUN; ctx is struct afcd_ctl_args,
+ * read and written back. ret is 0 or a negative errno:
+ *   ARM      arm the refresh timer of (ifindex, slot), first firing now:
+ *            -ENOENT no config for ifindex, -EINVAL slot mismatch,
+ *            other: from bpf_timer_init/start (-EOPNOTSUPP, ...)
+ *   DISARM   stop it (no error when it was not armed)
+ *   GC       delete the interface's flow-state entries idle for more than
+ *            idle_ns with no sample in the shadow buffer; deleted = count
+ *   REFRESH  run one refresh step now (tests, and loaders that run the
+ *            step themselves); same errors as ARM
+ * now_ns: the clock of GC and REFRESH, 0 = bpf_ktime_get_ns() (tests
+ * inject it; the timer always uses the real clock).
+ */
+enum afcd_ctl_op {
+	AFCD_CTL_ARM = 1,
+	AFCD_CTL_DISARM,
+	AFCD_CTL_GC,
+	AFCD_CTL_REFRESH,
+};
+
+struct afcd_ctl_args {
+	__u32 op;               /* enum afcd_ctl_op */
+	__u32 ifindex;
+	__u32 slot;
+	__s32 ret;              /* out: 0 or -errno */
+	__u64 idle_ns;          /* GC: idle time beyond which flow state is deleted */
+	__u64 now_ns;           /* GC, REFRESH: clock, 0 = bpf_ktime_get_ns() */
+	__u64 deleted;          /* GC out: entries deleted */
+};
+_Static_assert(sizeof(struct afcd_ctl_args) == 40, "afcd_ctl_args ABI");
 
 /* ---- CoDel state (RFC 8289 sec. 4; include/net/codel.h) ---------------- */
 struct afcd_codel_vars {

@@ -109,6 +109,11 @@ def test_kill9_datapath_survives_and_restart_adopts(pair):
     s = afcd_stats(a, "v0", flows=False)
     assert s["queue"]["passed"] > passed
     assert not s["estimates"]["loader_fresh"]
+    # the kernel refresh timer stopped itself with the loader's scan
+    assert s["estimates"]["refresher"] == "none" and s["estimates"]["heartbeat_age_ns"] == -1
+    r = s["estimates"]["refreshes"]
+    time.sleep(0.1)
+    assert afcd_stats(a, "v0", flows=False, dt=0)["estimates"]["refreshes"] == r
     # a new loader adopts the program and the pinned state
     p2 = start_loader(a, "v0", "rate", RATE, "--skip-fq-check")
     try:
@@ -120,6 +125,43 @@ def test_kill9_datapath_survives_and_restart_adopts(pair):
     finally:
         stop(p2)
     assert nslib.pins() == []
+
+
+@pytest.mark.parametrize("mode,who", [("kernel", "kernel"), ("user", "loader"),
+                                      ("auto", "kernel")])
+def test_refresh_modes(pair, mode, who):
+    """The refresh step runs every update_period from the BPF timer
+    (kernel) or from the loader process (user), and the same estimates
+    come out: m_fair, FaLL's RTT/sqrt(N), heartbeat."""
+    a, b = pair
+    p = start_loader(a, "v0", "rate", RATE, "algo", "fall", "rtt", "20ms", "interval", "100ms",
+                     "update_period", "2ms", "--skip-fq-check", "--refresh", mode)
+    try:
+        s0 = afcd_stats(a, "v0", flows=False, dt=0)
+        time.sleep(0.5)
+        s1 = afcd_stats(a, "v0", flows=False, dt=0)
+        e0, e1 = s0["estimates"], s1["estimates"]
+        assert e1["refresher"] == who and e1["loader_fresh"]
+        n = e1["refreshes"] - e0["refreshes"]
+        assert 50 <= n <= 300, n                    # 250 at 2 ms, timers run late
+        assert e1["heartbeat_age_ns"] < 100_000_000
+        assert e1["scans"] > e0["scans"]            # the loader scans the ring
+        assert e1["global_target_ns"] == 20_000_000  # no flows: N = 1
+        if who == "kernel":
+            assert e1["refresh_busy_ns"] > e0["refresh_busy_ns"]
+    finally:
+        assert stop(p) == 0
+    assert nslib.pins() == []
+
+
+def test_refresh_kernel_refused_cleanly_when_bad(pair):
+    """--refresh with a bad value is refused before anything changes."""
+    a, _ = pair
+    before = tc_state(a, "v0")
+    r = afcd(a, "attach", "v0", "rate", RATE, "--skip-fq-check", "--refresh", "sometimes",
+             check=False)
+    assert r.returncode != 0 and "refresh" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert tc_state(a, "v0") == before and nslib.pins() == []
 
 
 def test_keep_leaves_it_running(pair):

@@ -9,12 +9,17 @@
  * own network namespace and creates a veth pair there, so that a second
  * real ifindex exists for the per-interface isolation test.
  *
+ * The control program (afcd_ctl.bpf.o: the refresh step, its BPF timer
+ * and the flow GC) is loaded on the same private maps; its REFRESH and GC
+ * take their clock from the caller, the timer test uses the real clock.
+ *
  *   build/test_datapath [name-filter]      (root)
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
+#include <time.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -22,8 +27,10 @@
 
 #include "afcd_maps.h"
 #include "afcd_law.h"
+#include "afcd_ctl.h"
 #include "afcd_parse.h"
 #include "afcd.skel.h"
+#include "afcd_ctl.skel.h"
 #include "check.h"
 #include "pkt.h"
 
@@ -1088,6 +1095,231 @@ static int setup_netns(void)
 	return 0;
 }
 
+/* ---- Control program: refresh step, timer, GC ------------------------------ */
+
+static struct afcd_ctl_bpf *ctl;
+
+/* Load afcd_ctl on the datapath skeleton's private maps. */
+static int load_ctl(void)
+{
+	struct bpf_map *m;
+
+	ctl = afcd_ctl_bpf__open();
+	if (!ctl)
+		return -1;
+	bpf_object__for_each_map(m, ctl->obj) {
+		struct bpf_map *dm = bpf_object__find_map_by_name(skel->obj, bpf_map__name(m));
+
+		bpf_map__set_pin_path(m, NULL);
+		if (!dm || bpf_map__reuse_fd(m, bpf_map__fd(dm))) {
+			afcd_ctl_bpf__destroy(ctl);
+			ctl = NULL;
+			return -1;
+		}
+	}
+	if (afcd_ctl_bpf__load(ctl)) {
+		afcd_ctl_bpf__destroy(ctl);
+		ctl = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void unload_ctl(void)
+{
+	afcd_ctl_bpf__destroy(ctl);
+	ctl = NULL;
+	unload();
+}
+
+#define SETUP_CTL() do { SETUP(); if (load_ctl()) { CHECK(0, "ctl load failed"); \
+			 unload(); return; } } while (0)
+
+static int ctl_op(__u32 op, __u32 ifindex, __u32 slot, __u64 now, __u64 idle,
+		  __u64 *deleted)
+{
+	struct afcd_ctl_args a = { .op = op, .ifindex = ifindex, .slot = slot,
+				   .now_ns = now, .idle_ns = idle };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = &a, .ctx_size_in = sizeof(a));
+	int err = bpf_prog_test_run_opts(bpf_program__fd(ctl->progs.afcd_ctl), &o);
+
+	CHECK(!err, "ctl test_run: %d", err);
+	if (deleted)
+		*deleted = a.deleted;
+	return a.ret;
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+static void put_scan(__u32 ifindex, const struct afcd_scan *sc)
+{
+	__u32 slot = slot_of(ifindex);
+
+	CHECK(!bpf_map__update_elem(skel->maps.afcd_scan, &slot, 4, sc, sizeof(*sc), BPF_ANY),
+	      "scan update");
+}
+
+static struct afcd_est get_est(__u32 ifindex)
+{
+	struct afcd_est e;
+	__u32 slot = slot_of(ifindex);
+
+	memset(&e, 0, sizeof(e));
+	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_est, &slot, 4, &e, sizeof(e), 0), "est");
+	return e;
+}
+
+/* The BPF-compiled refresh step computes exactly what the host-compiled
+ * one does (same header), step after step, with the loader's scan. */
+static void test_ctl_refresh_matches_host(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_FALL);
+	struct afcd_scan sc = { .heartbeat_ns = 1, .waterline = 300, .n_long = 9, .n_ring = 12 };
+	struct afcd_est host = {0};
+	struct afcd_queue q;
+	__u32 slot = slot_of(1);
+	int i;
+
+	SETUP_CTL();
+	c.sample_bytes = 6250;
+	c.window_ns = 1000 * MS;
+	c.alpha_milli = 1700;
+	c.beta_milli = 1800;
+	c.update_period_ns = 1 * MS;
+	set_cfg(1, &c);
+	c.slot = slot;
+	c.ifindex = 1;
+	put_scan(1, &sc);
+	for (i = 0; i < 50; i++) {
+		__u64 now = 1000 * MS + (__u64)i * MS;
+		struct afcd_est bpf;
+
+		/* traffic between refreshes: counters move as the datapath's do */
+		q = get_queue(1);
+		q.stats[AFCD_S_PASSED] += 80;
+		q.sojourn_sum_ns += 80 * (__u64)(i % 7) * MS;
+		q.astats[AFCD_A_SAMPLED] += 2 + i % 3;
+		q.t_last_ns = now + (__u64)(i % 5) * MS;
+		q.n_active = 12;
+		CHECK(!bpf_map__update_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), BPF_ANY),
+		      "queue");
+		CHECK_EQ(ctl_op(AFCD_CTL_REFRESH, 1, slot, now, 0, NULL), 0);
+		afcd_refresh(&c, &q, &sc, &host, now);
+		bpf = get_est(1);
+		CHECK(!memcmp(&bpf, &host, sizeof(host)),
+		      "step %d: bpf m_fair %u gt %llu arrival %llu, host %u %llu %llu", i,
+		      bpf.m_fair, (unsigned long long)bpf.global_target_ns,
+		      (unsigned long long)bpf.arrival_bps, host.m_fair,
+		      (unsigned long long)host.global_target_ns,
+		      (unsigned long long)host.arrival_bps);
+	}
+	CHECK_EQ(host.refreshes, 50);
+	CHECK_EQ(host.global_target_ns, 20 * MS / 3);   /* RTT / sqrt(9 long flows) */
+	/* errors: no config, slot of another interface */
+	CHECK_EQ(ctl_op(AFCD_CTL_REFRESH, 77, 0, 1, 0, NULL), -ENOENT);
+	CHECK_EQ(ctl_op(AFCD_CTL_REFRESH, 1, slot + 1, 1, 0, NULL), -EINVAL);
+	CHECK_EQ(ctl_op(AFCD_CTL_ARM, 77, 0, 0, 0, NULL), -ENOENT);
+	CHECK_EQ(ctl_op(99, 1, slot, 0, 0, NULL), -EINVAL);
+	unload_ctl();
+}
+
+/* The timer refreshes every update_period while the loader's scan is
+ * fresh, stops on DISARM, and stops by itself (zeroing the heartbeat, so
+ * that the datapath falls back) when the scan is older than stale_after. */
+static void test_ctl_timer_refreshes_and_stops(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_FALL);
+	struct afcd_scan sc = { .waterline = 100, .n_long = 4 };
+	__u32 slot = slot_of(1);
+	struct afcd_est e;
+	__u64 r1, t0;
+
+	SETUP_CTL();
+	c.sample_bytes = 6250;
+	c.update_period_ns = 1 * MS;
+	c.stale_after_ns = 300 * MS;
+	set_cfg(1, &c);
+	sc.heartbeat_ns = mono_ns();
+	put_scan(1, &sc);
+	t0 = mono_ns();
+	CHECK_EQ(ctl_op(AFCD_CTL_ARM, 1, slot, 0, 0, NULL), 0);
+	usleep(100 * 1000);
+	e = get_est(1);
+	/* ~100 firings at 1 ms; timers run late under load, so only a floor */
+	CHECK(e.refreshes >= 20, "refreshes %llu in 100 ms", (unsigned long long)e.refreshes);
+	CHECK_EQ(e.refresher, AFCD_REFRESHER_KERNEL);
+	CHECK(e.heartbeat_ns > t0, "heartbeat %llu", (unsigned long long)e.heartbeat_ns);
+	CHECK_EQ(e.global_target_ns, 10 * MS);           /* 20 ms / sqrt(4) */
+	CHECK(e.busy_ns > 0, "busy");
+	printf("    timer: %llu refreshes in 100 ms, %.2f us per refresh step\n",
+	       (unsigned long long)e.refreshes, e.refreshes ? e.busy_ns / 1e3 / e.refreshes : 0);
+	/* re-arming an armed timer (a restarted loader) is fine */
+	CHECK_EQ(ctl_op(AFCD_CTL_ARM, 1, slot, 0, 0, NULL), 0);
+	CHECK_EQ(ctl_op(AFCD_CTL_DISARM, 1, slot, 0, 0, NULL), 0);
+	r1 = get_est(1).refreshes;
+	usleep(30 * 1000);
+	CHECK_EQ(get_est(1).refreshes, r1);
+	/* a loader that stops scanning (kill -9): the timer stops itself */
+	CHECK_EQ(ctl_op(AFCD_CTL_ARM, 1, slot, 0, 0, NULL), 0);
+	usleep(400 * 1000);                              /* > stale_after */
+	e = get_est(1);
+	CHECK_EQ(e.heartbeat_ns, 0);
+	CHECK_EQ(e.refresher, AFCD_REFRESHER_NONE);
+	r1 = e.refreshes;
+	usleep(30 * 1000);
+	CHECK_EQ(get_est(1).refreshes, r1);
+	/* a config that goes away (detach) stops it too */
+	sc.heartbeat_ns = mono_ns();
+	put_scan(1, &sc);
+	CHECK_EQ(ctl_op(AFCD_CTL_ARM, 1, slot, 0, 0, NULL), 0);
+	usleep(20 * 1000);
+	CHECK(!bpf_map__delete_elem(skel->maps.afcd_cfg, &(__u32){1}, 4, 0), "cfg delete");
+	usleep(20 * 1000);
+	r1 = get_est(1).refreshes;
+	usleep(30 * 1000);
+	CHECK_EQ(get_est(1).refreshes, r1);
+	unload_ctl();
+}
+
+/* GC deletes exactly the interface's idle flows without samples. */
+static void test_ctl_gc_idle_flows(void)
+{
+	struct afcd_flow_key k = { .proto = 17 };
+	struct afcd_flow f;
+	__u64 deleted = 0, now = 100000 * MS;
+	int i;
+
+	SETUP_CTL();
+	for (i = 0; i < 1000; i++) {
+		memset(&f, 0, sizeof(f));
+		k.ifindex = i < 800 ? 1 : 2;
+		k.sport = (__u16)i;
+		f.last_seen_ns = i % 2 ? now - 20000 * MS : now - 1000 * MS; /* odd: idle 20 s */
+		f.m_i = i % 4 == 3;                                        /* some still sampled */
+		CHECK(!bpf_map__update_elem(skel->maps.afcd_flows, &k, sizeof(k), &f, sizeof(f),
+					    BPF_ANY), "flow %d", i);
+	}
+	CHECK_EQ(ctl_op(AFCD_CTL_GC, 1, 0, now, 10000 * MS, &deleted), 0);
+	/* ifindex 1: i < 800, odd (idle), i % 4 == 1 (no samples): 200 */
+	CHECK_EQ(deleted, 200);
+	CHECK_EQ(map_count(skel->maps.afcd_flows), 800);
+	for (i = 0; i < 1000; i += 97) {
+		k.ifindex = i < 800 ? 1 : 2;
+		k.sport = (__u16)i;
+		CHECK((bpf_map__lookup_elem(skel->maps.afcd_flows, &k, sizeof(k), &f, sizeof(f), 0)
+		       != 0) == (i < 800 && i % 4 == 1), "flow %d", i);
+	}
+	CHECK_EQ(ctl_op(AFCD_CTL_GC, 1, 0, now, 10000 * MS, &deleted), 0);
+	CHECK_EQ(deleted, 0);
+	unload_ctl();
+}
+
 int main(int argc, char **argv)
 {
 	filter = argc > 1 ? argv[1] : NULL;
@@ -1117,5 +1349,8 @@ int main(int argc, char **argv)
 	TEST(test_malformed_pass_and_counted);
 	TEST(test_interfaces_do_not_share_state);
 	TEST(test_flow_flood_bounded);
+	TEST(test_ctl_refresh_matches_host);
+	TEST(test_ctl_timer_refreshes_and_stops);
+	TEST(test_ctl_gc_idle_flows);
 	return test_summary();
 }

@@ -3,7 +3,8 @@
  * test_law.c - host unit tests of the decision headers compiled for the
  * host: EDT arithmetic, the CoDel control law (RFC 8289 / codel.h), the
  * fixed-point per-flow target (eq. 3.14 / 4.16), FaLL's RTT/sqrt(N)
- * (eq. 4.5), the AFD controller (eq. 3.5) and the parser (with every
+ * (eq. 4.5), the AFD controller (eq. 3.5), the refresh step
+ * (bpf/afcd_ctl.h) and the parser (with every
  * truncation of crafted packets and random bytes, under ASan/UBSan).
  *
  *   build/test_law [name-filter]
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 #include "afcd_law.h"
+#include "afcd_ctl.h"
 #include "afcd_parse.h"
 #include "check.h"
 #include "pkt.h"
@@ -326,6 +328,130 @@ static void test_waterfill_max_min(void)
 	CHECK_EQ(afcd_waterfill(four, 0, 1000), 0);
 }
 
+/* Signed division without signed instructions matches C's. */
+static void test_sdiv(void)
+{
+	const __s64 as[] = { 0, 1, -1, 999, -999, 1000, -1000, 1001, -1001,
+			     INT64_MAX, INT64_MIN + 1, -123456789 };
+	const __u64 ds[] = { 1, 3, 1000, 1700 };
+
+	for (unsigned i = 0; i < sizeof(as) / sizeof(as[0]); i++)
+		for (unsigned j = 0; j < sizeof(ds) / sizeof(ds[0]); j++)
+			CHECK(afcd_sdiv64(as[i], ds[j]) == as[i] / (__s64)ds[j],
+			      "%lld / %llu", (long long)as[i], (unsigned long long)ds[j]);
+}
+
+/* a*b/d without overflow, against long double; saturation. */
+static void test_mul_div(void)
+{
+	const __u64 as[] = { 0, 1, 12345, 1ULL << 40, (1ULL << 45) + 12345, 1ULL << 53 };
+	const __u64 ds[] = { 1, 1000, 999983, 1ULL << 30, (1ULL << 34) - 1 };
+
+	for (unsigned i = 0; i < sizeof(as) / sizeof(as[0]); i++)
+		for (unsigned j = 0; j < sizeof(ds) / sizeof(ds[0]); j++) {
+			unsigned __int128 x = (unsigned __int128)as[i] * 1000000000ULL / ds[j];
+			__u64 want = x > ~0ULL ? ~0ULL : (__u64)x;
+
+			CHECK(afcd_mul_div_u64(as[i], 1000000000ULL, ds[j]) == want,
+			      "%llu * 1e9 / %llu", (unsigned long long)as[i],
+			      (unsigned long long)ds[j]);
+		}
+	CHECK_EQ(afcd_mul_div_u64(5, 7, 0), 0);
+}
+
+/* Offered-load EWMA: converges to a constant rate with time constant tau
+ * whatever the refresh period, follows steps both ways. */
+static void test_rate_ewma(void)
+{
+	const __u64 tau = 500 * 1000000ULL;       /* window 1 s / 2 */
+	const __u64 periods[] = { 1000000ULL, 10000000ULL, 50000000ULL };
+
+	for (unsigned k = 0; k < 3; k++) {
+		__u64 dt = periods[k], r = 0, t;
+		/* 100 Mbit/s offered: 12.5e6 bytes per second */
+		__u64 bytes = 12500000ULL * dt / 1000000000ULL;
+
+		for (t = 0; t < tau; t += dt)
+			r = afcd_rate_ewma(r, bytes, dt, tau);
+		/* after one tau: 1 - 1/e of the step, within the discretisation */
+		CHECK(r > 0.60e8 && r < 0.66e8, "period %llu: %llu after tau",
+		      (unsigned long long)dt, (unsigned long long)r);
+		for (; t < 10 * tau; t += dt)
+			r = afcd_rate_ewma(r, bytes, dt, tau);
+		CHECK(r > 0.999e8 && r <= 1.0e8, "period %llu: %llu at 10 tau",
+		      (unsigned long long)dt, (unsigned long long)r);
+		for (t = 0; t < 10 * tau; t += dt)
+			r = afcd_rate_ewma(r, 0, dt, tau);
+		CHECK(r < 0.001e8, "decays: %llu", (unsigned long long)r);
+	}
+	/* a gap beyond AFCD_EWMA_DT_MAX_NS restarts from the mean over it */
+	CHECK_EQ(afcd_rate_ewma(1ULL << 40, 20ULL * 125000000ULL, 20 * 1000000000ULL, tau),
+		 1000000000ULL);
+	CHECK_EQ(afcd_rate_ewma(777, 5, 0, tau), 777);
+	CHECK_EQ(afcd_sb_capacity(2000, 100000000ULL, 50000000ULL), 2000);
+	CHECK_EQ(afcd_sb_capacity(2000, 100000000ULL, 150000000ULL), 1333);
+	CHECK_EQ(afcd_sb_capacity(2000, 1000, ~0ULL), 1);
+}
+
+/* The refresh step: controller, FaLL target, heartbeat, memory. */
+static void test_refresh_step(void)
+{
+	struct afcd_config c = {
+		.abi = AFCD_ABI_VERSION, .algo = AFCD_ALGO_AFCD, .rate_bps = 100000000ULL,
+		.target_ns = 5000000ULL, .interval_ns = 100000000ULL, .rtt_ns = 20000000ULL,
+		.sample_bytes = 6250, .window_ns = 1000000000ULL, .sb_size = 2000,
+		.mtu_bytes = 1514, .alpha_milli = 1700, .beta_milli = 1800,
+	};
+	struct afcd_queue q = { .n_active = 4 };
+	struct afcd_scan sc = { .waterline = 400, .n_long = 4, .n_ring = 5 };
+	struct afcd_est e = {0};
+	__u64 now = 1000000000ULL;
+	__u32 m0;
+
+	/* first refresh: no history, empty queue, Q = 0 < Q_target: m_fair
+	 * above the anchor; heartbeat and counters */
+	afcd_refresh(&c, &q, &sc, &e, now);
+	CHECK_EQ(e.heartbeat_ns, now);
+	CHECK_EQ(e.refreshes, 1);
+	CHECK_EQ(e.waterline, 400);
+	CHECK(e.m_fair > 400, "m_fair %u", e.m_fair);
+	/* FaLL: RTT / sqrt(n_long) = 20 ms / 2 */
+	CHECK_EQ(e.global_target_ns, 10000000ULL);
+	m0 = e.m_fair;
+	/* 10 ms later: 2000 packets passed with a mean sojourn of 20 ms
+	 * (above the 5 ms target) and 160 samples = 1 Mbyte = 800 Mbit/s
+	 * instantaneous: m_fair falls, the offered load rises */
+	q.stats[AFCD_S_PASSED] = 2000;
+	q.sojourn_sum_ns = 2000 * 20000000ULL;
+	q.astats[AFCD_A_SAMPLED] = 160;
+	/* the first interval has no passed history: Q is the backlog now */
+	q.t_last_ns = now + 10000000ULL + 20000000ULL;
+	afcd_refresh(&c, &q, &sc, &e, now + 10000000ULL);
+	CHECK(e.m_fair < m0, "m_fair %u, was %u", e.m_fair, m0);
+	CHECK(e.arrival_bps > 10000000ULL && e.arrival_bps < 20000000ULL,
+	      "arrival %llu (800 Mbit/s * 10/(10+500))", (unsigned long long)e.arrival_bps);
+	CHECK_EQ(e.prev_passed, 2000);
+	/* again: now the mean sojourn of the interval drives Q */
+	q.stats[AFCD_S_PASSED] = 4000;
+	q.sojourn_sum_ns += 2000 * 20000000ULL;
+	m0 = e.m_fair;
+	afcd_refresh(&c, &q, &sc, &e, now + 20000000ULL);
+	CHECK(e.m_fair < m0, "m_fair %u, was %u", e.m_fair, m0);
+	CHECK(e.q_old_milli > 0, "Q %lld", (long long)e.q_old_milli);
+	/* without a scan the anchor is sb_size / N */
+	sc.waterline = 0;
+	sc.n_long = 0;
+	afcd_refresh(&c, &q, &sc, &e, now + 30000000ULL);
+	CHECK(e.m_fair <= 500 * 7 / 4 && e.m_fair >= 500 / 4, "m_fair %u", e.m_fair);
+	CHECK_EQ(e.n_flows, 4);
+	/* N = 4 from the datapath when the scan has no long flows */
+	CHECK_EQ(e.global_target_ns, 10000000ULL);
+	/* an invalid config writes nothing */
+	c.rate_bps = 0;
+	afcd_refresh(&c, &q, &sc, &e, now + 40000000ULL);
+	CHECK_EQ(e.heartbeat_ns, now + 30000000ULL);
+}
+
 static int parse_buf(const uint8_t *src, int len, struct afcd_pkt *p)
 {
 	/* exact-size heap copy so ASan catches any read past the end */
@@ -529,6 +655,10 @@ int main(int argc, char **argv)
 	TEST(test_fall_global_target);
 	TEST(test_afd_controller);
 	TEST(test_waterfill_max_min);
+	TEST(test_sdiv);
+	TEST(test_mul_div);
+	TEST(test_rate_ewma);
+	TEST(test_refresh_step);
 	TEST(test_parse_basic);
 	TEST(test_parse_ipv6_ext_and_fragments);
 	TEST(test_parse_malformed);

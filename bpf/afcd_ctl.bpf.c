@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * afcd_ctl.bpf.c - the loader's in-kernel half: a BPF_PROG_TYPE_SYSCALL
+ * program the loader runs with BPF_PROG_TEST_RUN (ctx: struct
+ * afcd_ctl_args, maps/afcd_maps.h) and the BPF timer it arms.
+ *
+ * Why: FaLL refreshes m_fair and global_target every 1 ms (Table 4.1).
+ * Waking a user-space process 1000 times a second costs more than the
+ * refresh itself (measured: a bare 1 kHz clock_nanosleep loop takes 2.6 %
+ * of a core on the 2-core test machine, the loader's three map syscalls
+ * per refresh another 1.5 %). The refresh step (bpf/afcd_ctl.h) is a few
+ * hundred instructions of integer arithmetic, so it runs here, from a
+ * timer callback every update_period; the loader process keeps the work
+ * that needs sorting (the max-min water level of the ring, every 50 ms,
+ * into afcd_scan) and calls GC here, where walking the flow map copies
+ * nothing to user space.
+ *
+ * The timer stops itself when the interface's config or slot goes away or
+ * when the loader's scan is older than stale_after_ns (a killed loader):
+ * then it zeroes the estimate's heartbeat and the datapath falls back to
+ * its own m_fair = sb_size / N (ALGORITHM.md sec. 3).
+ *
+ * Needs kernel >= 5.15 (BPF timers in syscall programs); the loader falls
+ * back to refreshing from user space when loading or arming fails.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#define AFCD_INLINE static __always_inline
+#include "afcd_maps.bpf.h"
+#include "afcd_ctl.h"
+
+#define AFCD_CLOCK_MONOTONIC 1
+#define AFCD_ENOENT 2
+#define AFCD_EBUSY  16
+#define AFCD_EINVAL 22
+/* Shortest timer period: update_period is validated by the loader; this
+ * only keeps a corrupted config from spinning the timer. */
+#define AFCD_TIMER_MIN_NS 100000ULL
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* The interface's config, queue, estimate and scan, all consistent with
+ * (ifindex, slot); 0 or -errno. */
+struct afcd_ctl_maps {
+	struct afcd_config *c;
+	struct afcd_queue *q;
+	struct afcd_est *e;
+	struct afcd_scan *s;
+};
+
+AFCD_INLINE int afcd_ctl_lookup(__u32 ifindex, __u32 slot, struct afcd_ctl_maps *m)
+{
+	m->c = bpf_map_lookup_elem(&afcd_cfg, &ifindex);
+	if (!m->c || m->c->abi != AFCD_ABI_VERSION)
+		return -AFCD_ENOENT;
+	if (m->c->slot != slot)
+		return -AFCD_EINVAL;
+	m->q = bpf_map_lookup_elem(&afcd_queue, &slot);
+	m->e = bpf_map_lookup_elem(&afcd_est, &slot);
+	m->s = bpf_map_lookup_elem(&afcd_scan, &slot);
+	if (!m->q || !m->e || !m->s)
+		return -AFCD_ENOENT;
+	if (m->q->ifindex != ifindex)
+		return -AFCD_EINVAL;
+	return 0;
+}
+
+/* Timer callback (softirq): one refresh, then re-arm after update_period. */
+static int afcd_timer_fire(void *map, __u32 *key, struct afcd_timer *t)
+{
+	__u64 t0 = bpf_ktime_get_ns(), period;
+	struct afcd_ctl_maps m;
+
+	if (!t->ifindex || afcd_ctl_lookup(t->ifindex, t->slot, &m))
+		goto stop;
+	if (!m.s->heartbeat_ns || (__s64)(t0 - m.s->heartbeat_ns) > (__s64)m.c->stale_after_ns) {
+		/* the loader stopped scanning: let the datapath fall back now */
+		m.e->heartbeat_ns = 0;
+		m.e->refresher = AFCD_REFRESHER_NONE;
+		goto stop;
+	}
+	afcd_refresh(m.c, m.q, m.s, m.e, t0);
+	m.e->refresher = AFCD_REFRESHER_KERNEL;
+	period = m.c->update_period_ns;
+	if (period < AFCD_TIMER_MIN_NS)
+		period = AFCD_TIMER_MIN_NS;
+	bpf_timer_start(&t->timer, period, 0);
+	m.e->busy_ns += bpf_ktime_get_ns() - t0;
+	return 0;
+stop:
+	t->ifindex = 0;
+	return 0;
+}
+
+/* GC: bpf_for_each_map_elem over the flow map. */
+struct afcd_gc_ctx {
+	__u64 now_ns, idle_ns, deleted;
+	__u32 ifindex;
+};
+
+static long afcd_gc_one(void *map, struct afcd_flow_key *k, struct afcd_flow *f,
+			struct afcd_gc_ctx *g)
+{
+	if (k->ifindex == g->ifindex && f->m_i == 0 && g->now_ns > f->last_seen_ns &&
+	    g->now_ns - f->last_seen_ns > g->idle_ns && !bpf_map_delete_elem(map, k))
+		g->deleted++;
+	return 0;
+}
+
+SEC("syscall")
+int afcd_ctl(struct afcd_ctl_args *a)
+{
+	__u32 slot = a->slot, ifindex = a->ifindex;
+	__u64 now = a->now_ns ? a->now_ns : bpf_ktime_get_ns();
+	struct afcd_ctl_maps m;
+	struct afcd_timer *t;
+	int err;
+
+	a->ret = 0;
+	switch (a->op) {
+	case AFCD_CTL_ARM:
+		err = afcd_ctl_lookup(ifindex, slot, &m);
+		t = bpf_map_lookup_elem(&afcd_timer, &slot);
+		if (!err && !t)
+			err = -AFCD_ENOENT;
+		if (err)
+			break;
+		err = bpf_timer_init(&t->timer, &afcd_timer, AFCD_CLOCK_MONOTONIC);
+		if (err && err != -AFCD_EBUSY)     /* EBUSY: initialised by a previous loader */
+			break;
+		t->ifindex = ifindex;
+		t->slot = slot;
+		t->armed_ns = now;
+		err = bpf_timer_set_callback(&t->timer, afcd_timer_fire);
+		if (!err)
+			err = bpf_timer_start(&t->timer, 0, 0);
+		if (err)
+			t->ifindex = 0;
+		break;
+	case AFCD_CTL_DISARM:
+		t = bpf_map_lookup_elem(&afcd_timer, &slot);
+		err = 0;
+		if (t) {
+			t->ifindex = 0;
+			bpf_timer_cancel(&t->timer);   /* -EINVAL when never initialised */
+		}
+		break;
+	case AFCD_CTL_GC: {
+		struct afcd_gc_ctx g = { .now_ns = now, .idle_ns = a->idle_ns, .ifindex = ifindex };
+
+		bpf_for_each_map_elem(&afcd_flows, afcd_gc_one, &g, 0);
+		a->deleted = g.deleted;
+		err = 0;
+		break;
+	}
+	case AFCD_CTL_REFRESH:
+		err = afcd_ctl_lookup(ifindex, slot, &m);
+		if (!err)
+			afcd_refresh(m.c, m.q, m.s, m.e, now);
+		break;
+	default:
+		err = -AFCD_EINVAL;
+	}
+	a->ret = err;
+	return 0;
+}

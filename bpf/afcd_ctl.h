@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * afcd_ctl.h - the refresh step of the fair-share estimate, as pure
+ * integer arithmetic over the maps' structs. It runs every update_period
+ * in the kernel, from the BPF timer of bpf/afcd_ctl.bpf.c, or in the
+ * loader process where the kernel has no BPF timers; the host unit tests
+ * (tests/unit/test_law.c) run the same code. No helpers, no maps, no
+ * signed division (BPF cpu v3), every loop bounded by a constant.
+ *
+ * Sources: ALGORITHM.md sec. 3 (m_fair, eq. 3.4-3.5, the AFD controller
+ * of Pan et al., CCR 2003) and sec. 5 (FaLL's global_target = RTT /
+ * sqrt(N), eq. 4.5-4.6).
+ */
+#ifndef AFCD_CTL_H
+#define AFCD_CTL_H
+
+#include "afcd_law.h"
+
+/* Longest gap between refreshes the offered-load EWMA integrates, ns; a
+ * longer one (a loader restarted after a pause) restarts the average. */
+#define AFCD_EWMA_DT_MAX_NS AFCD_TIME_MAX_NS
+/* Largest offered load the EWMA represents, bits/s (2^46 ~ 70 Tbit/s). */
+#define AFCD_ARRIVAL_MAX_BPS (1ULL << 46)
+
+/* floor(a * b / d) for b < 2^30 and 0 < d < 2^34, without 128-bit
+ * arithmetic: (a / d) * b + (a % d) * b / d. Saturates at U64_MAX when
+ * (a / d) * b overflows. d = 0 returns 0. */
+AFCD_INLINE __u64 afcd_mul_div_u64(__u64 a, __u64 b, __u64 d)
+{
+	__u64 q, r;
+
+	if (!d)
+		return 0;
+	q = a / d;
+	r = a % d;
+	if (b && q > ~0ULL / b)
+		return ~0ULL;
+	return q * b + r * b / d;
+}
+
+/* Offered load, bits/s: EWMA of the rate of sampled bytes,
+ *   inst = bytes * 8e9 / dt,  a = dt / (dt + tau),  rate += a (inst - rate)
+ * (a first-order low-pass with time constant tau whatever the refresh
+ * period). bytes: bytes offered in the last dt ns (sampled packets times
+ * sample_bytes), dt_ns > 0, tau_ns: window / 2. Returns the new rate,
+ * at most AFCD_ARRIVAL_MAX_BPS. dt > AFCD_EWMA_DT_MAX_NS restarts it. */
+AFCD_INLINE __u64 afcd_rate_ewma(__u64 rate_bps, __u64 bytes, __u64 dt_ns, __u64 tau_ns)
+{
+	__u64 inst, a_q16;
+
+	if (!dt_ns)
+		return rate_bps;
+	if (dt_ns > AFCD_EWMA_DT_MAX_NS)
+		return bytes * 8 / (dt_ns / AFCD_NSEC_PER_SEC);
+	inst = afcd_mul_div_u64(bytes * 8, AFCD_NSEC_PER_SEC, dt_ns);
+	if (inst > AFCD_ARRIVAL_MAX_BPS)
+		inst = AFCD_ARRIVAL_MAX_BPS;
+	if (rate_bps > AFCD_ARRIVAL_MAX_BPS)
+		rate_bps = AFCD_ARRIVAL_MAX_BPS;
+	if (tau_ns > AFCD_TIME_MAX_NS)
+		tau_ns = AFCD_TIME_MAX_NS;
+	a_q16 = (dt_ns << 16) / (dt_ns + tau_ns);    /* (0, 1] in Q16; dt < 2^34 */
+	if (inst >= rate_bps)
+		return rate_bps + (((inst - rate_bps) * a_q16) >> 16);
+	return rate_bps - (((rate_bps - inst) * a_q16) >> 16);
+}
+
+/* Samples of the shadow buffer the link can carry (the water level's
+ * capacity): sb_size when the offered load fits the rate, sb_size *
+ * rate / arrival when it exceeds it. At least 1 for sb_size >= 1. */
+AFCD_INLINE __u64 afcd_sb_capacity(__u32 sb_size, __u64 rate_bps, __u64 arrival_bps)
+{
+	__u64 cap;
+
+	if (arrival_bps <= rate_bps)
+		return sb_size;
+	if (rate_bps > AFCD_RATE_MAX_BPS)
+		rate_bps = AFCD_RATE_MAX_BPS;          /* sb_size * rate < 2^52 */
+	cap = (__u64)sb_size * rate_bps / arrival_bps;
+	return cap ? cap : 1;
+}
+
+/*
+ * One refresh (ALGORITHM.md sec. 3 and 5), at time now (ns):
+ *  - offered load: EWMA of the sampled bytes since the last refresh;
+ *  - Q: the mean predicted sojourn of the packets admitted since the last
+ *    refresh (the instantaneous backlog swings between empty and the
+ *    horizon within a period), or the backlog now when nothing passed,
+ *    in milli-samples through sample_bytes;
+ *  - Q_target: target (AFCD) or global_target (FaLL) in milli-samples;
+ *  - m_fair by the AFD controller around the anchor: the loader's
+ *    max-min water level of the ring (scan->waterline) or, without one,
+ *    sb_size / N (eq. 3.4);
+ *  - global_target = RTT / sqrt(N), N = flows with >= 2 samples (the
+ *    scan's n_long) or the datapath's N, clamped [2 tx(MTU), interval].
+ * c: the interface's config (rate_bps != 0, sample_bytes != 0 as the
+ * loader validates; returns without writing otherwise). q: its queue,
+ * read without the lock (monotonic u64 counters, aligned loads). s: the
+ * loader's last scan. e: updated in place; heartbeat_ns = now last.
+ */
+AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_queue *q,
+			      const struct afcd_scan *s, struct afcd_est *e, __u64 now)
+{
+	__u64 sampled = q->astats[AFCD_A_SAMPLED];
+	__u64 passed = q->stats[AFCD_S_PASSED];
+	__u64 sum = q->sojourn_sum_ns, t_last = q->t_last_ns;
+	__s32 n_active = q->n_active;
+	__u64 backlog, gt, qt_ns;
+	__s64 qm, qt;
+	__s32 n;
+
+	if (!c->rate_bps || !c->sample_bytes)
+		return;
+	if (e->prev_t_ns && now > e->prev_t_ns)
+		e->arrival_bps = afcd_rate_ewma(e->arrival_bps,
+						(sampled - e->prev_sampled) * c->sample_bytes,
+						now - e->prev_t_ns, c->window_ns / 2);
+	e->prev_t_ns = now;
+	e->prev_sampled = sampled;
+
+	backlog = t_last > now ? t_last - now : 0;
+	if (passed > e->prev_passed && e->prev_passed)
+		backlog = (sum - e->prev_sojourn_sum_ns) / (passed - e->prev_passed);
+	e->prev_passed = passed;
+	e->prev_sojourn_sum_ns = sum;
+
+	n = s->n_long ? (__s32)s->n_long : n_active;
+	gt = afcd_fall_global_target_ns(c->rtt_ns, n, 2 * afcd_tx_ns(c->mtu_bytes, c->rate_bps),
+					c->interval_ns);
+	qt_ns = c->algo == AFCD_ALGO_FALL ? gt : c->target_ns;
+	qm = afcd_backlog_milli_samples(backlog, c->rate_bps, c->sample_bytes);
+	qt = afcd_backlog_milli_samples(qt_ns, c->rate_bps, c->sample_bytes);
+	e->m_fair = afcd_afd_m_fair(&e->ctrl_milli, e->q_old_milli, qm, qt, c->alpha_milli,
+				    c->beta_milli, c->sb_size,
+				    s->waterline ? s->waterline :
+				    afcd_m_fair_fallback(c->sb_size, n_active));
+	e->q_old_milli = qm;
+	e->n_flows = n_active > 0 ? (__u32)n_active : 0;
+	e->n_long = s->n_long;
+	e->waterline = s->waterline;
+	e->global_target_ns = gt;
+	e->refreshes++;
+	e->heartbeat_ns = now;
+}
+
+#endif /* AFCD_CTL_H */
