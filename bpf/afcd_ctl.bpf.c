@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * afcd_ctl.bpf.c - the loader's in-kernel half: a BPF_PROG_TYPE_SYSCALL
- * program the loader runs with BPF_PROG_TEST_RUN (ctx: struct
- * afcd_ctl_args, maps/afcd_maps.h) and the BPF timer it arms.
+ * afcd_ctl.bpf.c - the loader's in-kernel half: a tc program that is never
+ * attached, which the loader runs with BPF_PROG_TEST_RUN on a control
+ * frame (struct afcd_ctl_frame, maps/afcd_maps.h), and the BPF timer it
+ * arms. (Not a syscall program: Linux 6.1 refuses spin-locked maps, here
+ * afcd_queue, in sleepable programs.)
  *
  * Why: FaLL refreshes m_fair and global_target every 1 ms (Table 4.1).
  * Waking a user-space process 1000 times a second costs more than the
@@ -20,11 +22,12 @@
  * then it zeroes the estimate's heartbeat and the datapath falls back to
  * its own m_fair = sb_size / N (ALGORITHM.md sec. 3).
  *
- * Needs kernel >= 5.15 (BPF timers in syscall programs); the loader falls
- * back to refreshing from user space when loading or arming fails.
+ * Needs kernel >= 5.15 (BPF timers); the loader falls back to refreshing
+ * from user space when loading or arming fails.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
 
 #define AFCD_INLINE static __always_inline
 #include "afcd_maps.bpf.h"
@@ -34,6 +37,9 @@
 #define AFCD_ENOENT 2
 #define AFCD_EBUSY  16
 #define AFCD_EINVAL 22
+#define AFCD_EBADMSG 74
+#define TC_ACT_OK   0
+#define TC_ACT_SHOT 2
 /* Shortest timer period: update_period is validated by the loader; this
  * only keeps a corrupted config from spinning the timer. */
 #define AFCD_TIMER_MIN_NS 100000ULL
@@ -108,8 +114,8 @@ static long afcd_gc_one(void *map, struct afcd_flow_key *k, struct afcd_flow *f,
 	return 0;
 }
 
-SEC("syscall")
-int afcd_ctl(struct afcd_ctl_args *a)
+/* The operation of a control frame's arguments (see afcd_maps.h). */
+AFCD_INLINE int afcd_ctl_op(struct afcd_ctl_args *a)
 {
 	__u32 slot = a->slot, ifindex = a->ifindex;
 	__u64 now = a->now_ns ? a->now_ns : bpf_ktime_get_ns();
@@ -117,7 +123,6 @@ int afcd_ctl(struct afcd_ctl_args *a)
 	struct afcd_timer *t;
 	int err;
 
-	a->ret = 0;
 	switch (a->op) {
 	case AFCD_CTL_ARM:
 		err = afcd_ctl_lookup(ifindex, slot, &m);
@@ -162,6 +167,21 @@ int afcd_ctl(struct afcd_ctl_args *a)
 	default:
 		err = -AFCD_EINVAL;
 	}
-	a->ret = err;
-	return 0;
+	return err;
+}
+
+SEC("tc")
+int afcd_ctl(struct __sk_buff *skb)
+{
+	struct afcd_ctl_args a;
+
+	if (skb->protocol != bpf_htons(AFCD_CTL_ETH_P) ||
+	    bpf_skb_load_bytes(skb, AFCD_CTL_ARGS_OFF, &a, sizeof(a)))
+		return TC_ACT_OK;              /* not a control frame: not ours */
+	if (a.magic != AFCD_CTL_MAGIC)
+		a.ret = -AFCD_EBADMSG;
+	else
+		a.ret = afcd_ctl_op(&a);
+	bpf_skb_store_bytes(skb, AFCD_CTL_ARGS_OFF, &a, sizeof(a), 0);
+	return TC_ACT_SHOT;
 }

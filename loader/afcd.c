@@ -959,13 +959,24 @@ static void scan_ring(struct pins *p, const struct afcd_config *c, const struct 
 	sc->waterline = afcd_waterfill(counts, n, capacity);
 }
 
-/* Run the control program (struct afcd_ctl_args). 0 or -errno. */
+/* Run the control program on a control frame carrying *a (read back
+ * into *a). Returns its answer, 0 or -errno. */
 static int ctl_run(struct afcd_ctl_bpf *ctl, struct afcd_ctl_args *a)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = a, .ctx_size_in = sizeof(*a));
-	int err = bpf_prog_test_run_opts(bpf_program__fd(ctl->progs.afcd_ctl), &o);
+	struct afcd_ctl_frame f = { .eth_proto = htons(AFCD_CTL_ETH_P) }, out;
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = &f, .data_size_in = sizeof(f),
+		    .data_out = &out, .data_size_out = sizeof(out), .repeat = 1);
+	int err;
 
-	return err ? (errno ? -errno : err) : a->ret;
+	a->magic = AFCD_CTL_MAGIC;
+	f.a = *a;
+	err = bpf_prog_test_run_opts(bpf_program__fd(ctl->progs.afcd_ctl), &o);
+	if (err)
+		return errno ? -errno : err;
+	if (o.retval != 2 /* TC_ACT_SHOT: handled */ || o.data_size_out < sizeof(out))
+		return -EBADMSG;
+	*a = out.a;
+	return a->ret;
 }
 
 /* Load the control program on the pinned maps; NULL (with a reason in
@@ -981,7 +992,7 @@ static struct afcd_ctl_bpf *ctl_load(char *why, size_t n)
 	}
 	if (afcd_ctl_bpf__load(ctl)) {
 		snprintf(why, n, "the kernel refuses the control program (BPF timers and "
-			 "syscall programs need Linux >= 5.15)");
+			 "their use from tc programs need Linux >= 5.15)");
 		afcd_ctl_bpf__destroy(ctl);
 		return NULL;
 	}
@@ -1089,61 +1100,100 @@ static __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u
 	return FAIR_SCAN_NS;
 }
 
-/* Prometheus text format (exposition format 0.0.4). */
+/* Prometheus text format (exposition format 0.0.4): one family per
+ * metric, HELP and TYPE lines, then its samples labelled by dev and,
+ * where a family has several, by one more label. */
+struct prom_out {
+	char *b;
+	size_t n, o;
+};
+
+static void prom_printf(struct prom_out *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->o >= p->n)
+		return;
+	va_start(ap, fmt);
+	p->o += (size_t)vsnprintf(p->b + p->o, p->n - p->o, fmt, ap);
+	va_end(ap);
+}
+
+static void prom_family(struct prom_out *p, const char *name, const char *type,
+			const char *help)
+{
+	prom_printf(p, "# HELP afcd_%s %s\n# TYPE afcd_%s %s\n", name, help, name, type);
+}
+
+/* One sample; label "" or `key="value"`. */
+static void prom_sample(struct prom_out *p, const char *name, const char *dev, const char *label,
+			double v)
+{
+	/* counters exactly (below 2^53), fractions with 9 significant digits */
+	prom_printf(p, v == (double)(__u64)v && v < 9007199254740992.0 ?
+		    "afcd_%s{dev=\"%s\"%s%s} %.0f\n" : "afcd_%s{dev=\"%s\"%s%s} %.9g\n",
+		    name, dev, *label ? "," : "", label, v);
+}
+
 static size_t render_metrics(char *b, size_t n, const char *dev, const struct snapshot *s)
 {
 	const struct afcd_queue *q = &s->q;
+	struct prom_out p = { .b = b, .n = n };
 	__u32 m_fair;
 	__u64 gt;
-	size_t o = 0;
 
 	effective_estimates(s, &m_fair, &gt);
-#define M(...) do { if (o < n) o += (size_t)snprintf(b + o, n - o, __VA_ARGS__); } while (0)
-	M("# HELP afcd_packets_total Packets admitted to the virtual queue.\n"
-	  "# TYPE afcd_packets_total counter\nafcd_packets_total{dev=\"%s\"} %llu\n", dev,
-	  (unsigned long long)q->stats[AFCD_S_PASSED]);
-	M("# HELP afcd_bytes_total Wire bytes admitted to the virtual queue.\n"
-	  "# TYPE afcd_bytes_total counter\nafcd_bytes_total{dev=\"%s\"} %llu\n", dev,
-	  (unsigned long long)q->stats[AFCD_S_PASSED_BYTES]);
-	M("# HELP afcd_drops_total Packets dropped, by reason.\n# TYPE afcd_drops_total counter\n"
-	  "afcd_drops_total{dev=\"%s\",reason=\"aqm\"} %llu\n"
-	  "afcd_drops_total{dev=\"%s\",reason=\"overlimit\"} %llu\n", dev,
-	  (unsigned long long)q->stats[AFCD_S_AQM_DROP], dev,
-	  (unsigned long long)q->stats[AFCD_S_OVERLIMIT_DROP]);
-	M("# HELP afcd_ecn_marks_total Packets CE-marked, by reason.\n"
-	  "# TYPE afcd_ecn_marks_total counter\n"
-	  "afcd_ecn_marks_total{dev=\"%s\",reason=\"aqm\"} %llu\n"
-	  "afcd_ecn_marks_total{dev=\"%s\",reason=\"ce_threshold\"} %llu\n", dev,
-	  (unsigned long long)q->stats[AFCD_S_ECN_MARK], dev,
-	  (unsigned long long)q->stats[AFCD_S_CE_THRESHOLD_MARK]);
-	M("# HELP afcd_unclassified_packets_total Packets that took no AQM, by kind.\n"
-	  "# TYPE afcd_unclassified_packets_total counter\n"
-	  "afcd_unclassified_packets_total{dev=\"%s\",kind=\"non_ip\"} %llu\n"
-	  "afcd_unclassified_packets_total{dev=\"%s\",kind=\"parse_error\"} %llu\n", dev,
-	  (unsigned long long)q->stats[AFCD_S_NON_IP], dev,
-	  (unsigned long long)q->stats[AFCD_S_PARSE_ERR]);
-	M("# HELP afcd_samples_total Packets sampled into the shadow buffer.\n"
-	  "# TYPE afcd_samples_total counter\nafcd_samples_total{dev=\"%s\"} %llu\n", dev,
-	  (unsigned long long)q->astats[AFCD_A_SAMPLED]);
-	M("# HELP afcd_queue_delay_seconds Virtual queue delay now.\n"
-	  "# TYPE afcd_queue_delay_seconds gauge\nafcd_queue_delay_seconds{dev=\"%s\"} %.9f\n",
-	  dev, delay_now_ns(s) / 1e9);
-	M("# HELP afcd_queue_delay_max_seconds Largest predicted sojourn admitted.\n"
-	  "# TYPE afcd_queue_delay_max_seconds gauge\nafcd_queue_delay_max_seconds{dev=\"%s\"} %.9f\n",
-	  dev, (double)q->max_sojourn_ns / 1e9);
-	M("# HELP afcd_active_flows N, flows with samples in the shadow buffer.\n"
-	  "# TYPE afcd_active_flows gauge\nafcd_active_flows{dev=\"%s\"} %d\n", dev, q->n_active);
-	M("# HELP afcd_fair_share_samples m_fair in shadow-buffer samples.\n"
-	  "# TYPE afcd_fair_share_samples gauge\nafcd_fair_share_samples{dev=\"%s\"} %u\n", dev,
-	  m_fair);
-	M("# HELP afcd_global_target_seconds FaLL global target delay RTT/sqrt(N).\n"
-	  "# TYPE afcd_global_target_seconds gauge\nafcd_global_target_seconds{dev=\"%s\"} %.9f\n",
-	  dev, (double)gt / 1e9);
-	M("# HELP afcd_rate_bits_per_second Configured drain rate.\n"
-	  "# TYPE afcd_rate_bits_per_second gauge\nafcd_rate_bits_per_second{dev=\"%s\"} %llu\n",
-	  dev, (unsigned long long)s->c.rate_bps);
-#undef M
-	return o < n ? o : n;
+	/* families with one sample: name, type, help, value */
+	const struct { const char *name, *type, *help; double v; } one[] = {
+		{ "packets_total", "counter", "Packets admitted to the virtual queue.",
+		  (double)q->stats[AFCD_S_PASSED] },
+		{ "bytes_total", "counter", "Wire bytes admitted to the virtual queue.",
+		  (double)q->stats[AFCD_S_PASSED_BYTES] },
+		{ "samples_total", "counter", "Packets sampled into the shadow buffer.",
+		  (double)q->astats[AFCD_A_SAMPLED] },
+		{ "queue_delay_seconds", "gauge", "Virtual queue delay now.",
+		  delay_now_ns(s) / 1e9 },
+		{ "queue_delay_max_seconds", "gauge", "Largest predicted sojourn admitted.",
+		  (double)q->max_sojourn_ns / 1e9 },
+		{ "active_flows", "gauge", "N, flows with samples in the shadow buffer.",
+		  (double)q->n_active },
+		{ "fair_share_samples", "gauge", "m_fair in shadow-buffer samples.", (double)m_fair },
+		{ "global_target_seconds", "gauge", "FaLL global target delay RTT/sqrt(N).",
+		  (double)gt / 1e9 },
+		{ "rate_bits_per_second", "gauge", "Configured drain rate.", (double)s->c.rate_bps },
+		{ "estimate_refreshes_total", "counter", "Refreshes of m_fair and the global target.",
+		  (double)s->e.refreshes },
+	};
+	/* families with a second label: name, type, help, label key, values */
+	const struct {
+		const char *name, *type, *help, *key, *l1, *l2;
+		double v1, v2;
+	} two[] = {
+		{ "drops_total", "counter", "Packets dropped, by reason.", "reason",
+		  "aqm", "overlimit", (double)q->stats[AFCD_S_AQM_DROP],
+		  (double)q->stats[AFCD_S_OVERLIMIT_DROP] },
+		{ "ecn_marks_total", "counter", "Packets CE-marked, by reason.", "reason",
+		  "aqm", "ce_threshold", (double)q->stats[AFCD_S_ECN_MARK],
+		  (double)q->stats[AFCD_S_CE_THRESHOLD_MARK] },
+		{ "unclassified_packets_total", "counter", "Packets that took no AQM, by kind.",
+		  "kind", "non_ip", "parse_error", (double)q->stats[AFCD_S_NON_IP],
+		  (double)q->stats[AFCD_S_PARSE_ERR] },
+	};
+	char l[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
+		prom_family(&p, one[i].name, one[i].type, one[i].help);
+		prom_sample(&p, one[i].name, dev, "", one[i].v);
+	}
+	for (i = 0; i < sizeof(two) / sizeof(two[0]); i++) {
+		prom_family(&p, two[i].name, two[i].type, two[i].help);
+		snprintf(l, sizeof(l), "%s=\"%s\"", two[i].key, two[i].l1);
+		prom_sample(&p, two[i].name, dev, l, two[i].v1);
+		snprintf(l, sizeof(l), "%s=\"%s\"", two[i].key, two[i].l2);
+		prom_sample(&p, two[i].name, dev, l, two[i].v2);
+	}
+	return p.o < n ? p.o : n;
 }
 
 static void serve_metrics(int lfd, const char *dev, struct pins *p, __u32 ifindex)

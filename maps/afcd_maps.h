@@ -50,8 +50,10 @@
 
 /* The ELF section of the classifier: tc filter ... bpf da obj afcd.bpf.o sec tc */
 #define AFCD_PROG_SEC "tc"
-/* The loader's control program (afcd_ctl.bpf.o, BPF_PROG_TYPE_SYSCALL). */
-#define AFCD_CTL_SEC  "syscall"
+/* The loader's control program (afcd_ctl.bpf.o, a BPF_PROG_TYPE_SCHED_CLS
+ * program that is never attached: the loader runs it with
+ * BPF_PROG_TEST_RUN on a control frame, struct afcd_ctl_frame). */
+#define AFCD_CTL_SEC  "tc"
 
 /* ---- Sizes and bounds -------------------------------------------------- */
 
@@ -274,20 +276,27 @@ struct afcd_timer {
 };
 _Static_assert(sizeof(struct afcd_timer) == 32, "afcd_timer ABI");
 
-/* ---- Control program: afcd_ctl.bpf.o, SEC("syscall") ----------------------
- * Run by the loader with BPF_PROG_TEST_RUN; ctx is struct afcd_ctl_args,
- * read and written back. ret is 0 or a negative errno:
+/* ---- Control program: afcd_ctl.bpf.o ---------------------------------------
+ * Run by the loader with BPF_PROG_TEST_RUN on a struct afcd_ctl_frame (the
+ * data, read and written back). It is a tc program rather than a syscall
+ * program because Linux 6.1 refuses maps with a bpf_spin_lock (afcd_queue)
+ * in sleepable programs. It acts only on frames with the control EtherType
+ * and magic (so that attaching it somewhere by mistake does nothing) and
+ * answers in ret, 0 or a negative errno:
  *   ARM      arm the refresh timer of (ifindex, slot), first firing now:
  *            -ENOENT no config for ifindex, -EINVAL slot mismatch,
  *            other: from bpf_timer_init/start (-EOPNOTSUPP, ...)
  *   DISARM   stop it (no error when it was not armed)
  *   GC       delete the interface's flow-state entries idle for more than
  *            idle_ns with no sample in the shadow buffer; deleted = count
- *   REFRESH  run one refresh step now (tests, and loaders that run the
- *            step themselves); same errors as ARM
+ *   REFRESH  run one refresh step now (tests); same errors as ARM
+ *   other op: -EINVAL; a frame that is not a control frame: -EBADMSG
  * now_ns: the clock of GC and REFRESH, 0 = bpf_ktime_get_ns() (tests
  * inject it; the timer always uses the real clock).
  */
+#define AFCD_CTL_ETH_P 0x88B5          /* IEEE 802 local experimental EtherType 1 */
+#define AFCD_CTL_MAGIC 0xafcdc7e1u
+
 enum afcd_ctl_op {
 	AFCD_CTL_ARM = 1,
 	AFCD_CTL_DISARM,
@@ -296,15 +305,28 @@ enum afcd_ctl_op {
 };
 
 struct afcd_ctl_args {
+	__u32 magic;            /* AFCD_CTL_MAGIC */
 	__u32 op;               /* enum afcd_ctl_op */
 	__u32 ifindex;
 	__u32 slot;
 	__s32 ret;              /* out: 0 or -errno */
+	__u32 pad;
 	__u64 idle_ns;          /* GC: idle time beyond which flow state is deleted */
 	__u64 now_ns;           /* GC, REFRESH: clock, 0 = bpf_ktime_get_ns() */
 	__u64 deleted;          /* GC out: entries deleted */
 };
-_Static_assert(sizeof(struct afcd_ctl_args) == 40, "afcd_ctl_args ABI");
+_Static_assert(sizeof(struct afcd_ctl_args) == 48, "afcd_ctl_args ABI");
+
+/* The frame: an Ethernet header (zero addresses, EtherType AFCD_CTL_ETH_P,
+ * network order), two bytes of padding, the arguments. */
+struct afcd_ctl_frame {
+	__u8  eth_dst[6], eth_src[6];
+	__u16 eth_proto;        /* htons(AFCD_CTL_ETH_P) */
+	__u16 pad;
+	struct afcd_ctl_args a;
+};
+_Static_assert(sizeof(struct afcd_ctl_frame) == 64, "afcd_ctl_frame ABI");
+#define AFCD_CTL_ARGS_OFF 16    /* offsetof(struct afcd_ctl_frame, a) */
 
 /* ---- CoDel state (RFC 8289 sec. 4; include/net/codel.h) ---------------- */
 struct afcd_codel_vars {

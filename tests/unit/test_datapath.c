@@ -580,6 +580,18 @@ static void test_codel_state_global_vs_per_flow(void)
 	CHECK(q > 1 && q <= (__u32)drops, "global count %u drops %d", q, drops);
 }
 
+/* Send n packets of flow a, 10 us apart from *now: with sample_bytes 1
+ * each is sampled, so the flow holds n samples of a ring of sb_size >= n. */
+static void fill_samples(const struct pkt_spec *a, int n, __u64 *now)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		set_now(*now += 10 * US);
+		run(a, NULL);
+	}
+}
+
 /* The per-flow target from the loader's estimate: (m_fair/m_i)^3 and the
  * 1/64 clamp when m_i >> m_fair. */
 static void test_target_i_from_estimate(void)
@@ -588,16 +600,12 @@ static void test_target_i_from_estimate(void)
 	struct pkt_spec a = pkt_tcp4(1111, 100);
 	struct afcd_flow f;
 	__u64 now = 1000 * MS;
-	int i;
 
 	SETUP();
 	c.sample_bytes = 1;
 	c.sb_size = 200;
 	set_cfg(1, &c);
-	for (i = 0; i < 200; i++) {       /* m_i = 200 after 200 samples */
-		set_now(now += 10 * US);
-		run(&a, NULL);
-	}
+	fill_samples(&a, 200, &now);      /* m_i = 200 after 200 samples */
 	set_est(1, 100, 0);
 	run(&a, NULL);
 	CHECK(!get_flow(&a, 1, &f), "flow");
@@ -725,16 +733,12 @@ static void test_fall_uses_loader_estimate(void)
 	struct pkt_spec a = pkt_tcp4(1111, 100);
 	struct afcd_flow f;
 	__u64 now = 1000 * MS;
-	int i;
 
 	SETUP();
 	c.sample_bytes = 1;
 	c.sb_size = 100;
 	set_cfg(1, &c);
-	for (i = 0; i < 100; i++) {
-		set_now(now += 10 * US);
-		run(&a, NULL);
-	}
+	fill_samples(&a, 100, &now);
 	set_est(1, 50, 3 * MS);            /* (50/100)^3 * 3 ms */
 	run(&a, NULL);
 	get_flow(&a, 1, &f);
@@ -791,10 +795,7 @@ static void test_afd_drop_rate(void)
 	c.sb_size = 100;
 	c.rate_bps = 1000000000000ULL;
 	set_cfg(1, &c);
-	for (i = 0; i < 100; i++) {
-		set_now(now += 10 * US);
-		run(&a, NULL);
-	}
+	fill_samples(&a, 100, &now);
 	for (i = 0; i < 4000; i++) {
 		set_now(now += 10 * US);
 		set_est(1, 50, 0);            /* m_i = 100: p = 1 - 50/100 */
@@ -1138,15 +1139,20 @@ static void unload_ctl(void)
 static int ctl_op(__u32 op, __u32 ifindex, __u32 slot, __u64 now, __u64 idle,
 		  __u64 *deleted)
 {
-	struct afcd_ctl_args a = { .op = op, .ifindex = ifindex, .slot = slot,
-				   .now_ns = now, .idle_ns = idle };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = &a, .ctx_size_in = sizeof(a));
+	struct afcd_ctl_frame f = {
+		.eth_proto = htons(AFCD_CTL_ETH_P),
+		.a = { .magic = AFCD_CTL_MAGIC, .op = op, .ifindex = ifindex, .slot = slot,
+		       .now_ns = now, .idle_ns = idle },
+	}, out = {0};
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = &f, .data_size_in = sizeof(f),
+		    .data_out = &out, .data_size_out = sizeof(out), .repeat = 1);
 	int err = bpf_prog_test_run_opts(bpf_program__fd(ctl->progs.afcd_ctl), &o);
 
 	CHECK(!err, "ctl test_run: %d", err);
+	CHECK_EQ(o.retval, TC_ACT_SHOT);
 	if (deleted)
-		*deleted = a.deleted;
-	return a.ret;
+		*deleted = out.a.deleted;
+	return out.a.ret;
 }
 
 static __u64 mono_ns(void)
@@ -1226,6 +1232,28 @@ static void test_ctl_refresh_matches_host(void)
 	CHECK_EQ(ctl_op(AFCD_CTL_REFRESH, 1, slot + 1, 1, 0, NULL), -EINVAL);
 	CHECK_EQ(ctl_op(AFCD_CTL_ARM, 77, 0, 0, 0, NULL), -ENOENT);
 	CHECK_EQ(ctl_op(99, 1, slot, 0, 0, NULL), -EINVAL);
+	/* anything but a control frame passes untouched: a TCP packet, a
+	 * control frame without the magic */
+	{
+		struct pkt_spec tcp = pkt_tcp4(1000, 200);
+		struct afcd_ctl_frame f = { .eth_proto = htons(AFCD_CTL_ETH_P),
+					    .a = { .op = AFCD_CTL_GC, .ifindex = 1 } }, out;
+		__u8 buf[PKT_MAX];
+		LIBBPF_OPTS(bpf_test_run_opts, o, .repeat = 1);
+
+		o.data_in = buf;
+		o.data_size_in = pkt_build(buf, &tcp);
+		CHECK(!bpf_prog_test_run_opts(bpf_program__fd(ctl->progs.afcd_ctl), &o), "run");
+		CHECK_EQ(o.retval, TC_ACT_OK);
+		o.data_in = &f;
+		o.data_size_in = sizeof(f);
+		o.data_out = &out;
+		o.data_size_out = sizeof(out);
+		CHECK(!bpf_prog_test_run_opts(bpf_program__fd(ctl->progs.afcd_ctl), &o), "run");
+		CHECK_EQ(o.retval, TC_ACT_SHOT);
+		CHECK_EQ(out.a.ret, -EBADMSG);
+		CHECK_EQ(out.a.deleted, 0);
+	}
 	unload_ctl();
 }
 
