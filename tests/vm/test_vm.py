@@ -68,16 +68,21 @@ def test_fall_keeps_p99_delay_under_3x_global_target(results):
     assert r["queue_delay_ms"]["p99"] < 3 * (RTT / 2 ** 0.5), r["queue_delay_ms"]
 
 
-@pytest.mark.parametrize("scheme,period_ms", [("afcd", 10), ("fall", 1)])
-def test_estimates_refreshed_by_the_kernel_timer(results, scheme, period_ms):
+@pytest.mark.parametrize("scheme", ["afcd", "fall"])
+def test_estimates_refreshed_by_the_kernel_timer(results, scheme):
     """On Debian's kernel the loader's BPF timer runs the refresh step
-    every update_period (10 ms AFCD, 1 ms FaLL), fresh at the end of the
-    run. TCG fires timers late, so only a third of the nominal count is
-    required."""
+    every update_period (the testbed uses 10 ms for both), fresh at the
+    end of the run; the loader scans the ring every 50 ms. TCG fires
+    timers late, so two thirds of the nominal refreshes and half the
+    nominal scans over the 14 s of traffic are required (the loader runs
+    longer than that)."""
     e = results[("cubic-reno", scheme)]["afcd_stats"]["estimates"]
     assert e["loader_fresh"] and e["refresher"] == "kernel", e
-    assert e["refreshes"] >= 14 * 1000 / period_ms / 3, e
-    assert e["scans"] >= 14 * 20 / 3, e
+    assert e["refreshes"] >= 14 * 100 * 2 / 3, e
+    assert e["scans"] >= 14 * 20 / 2, e
+    assert e["refresh_busy_ns"] > 0, e
+    print("%s: %d refreshes, %d scans, %.1f us per refresh step (TCG)"
+          % (scheme, e["refreshes"], e["scans"], e["refresh_busy_ns"] / 1e3 / e["refreshes"]))
 
 
 def test_droptail_with_a_bdp_buffer_shows_the_queue(results):
