@@ -120,6 +120,7 @@ def test_kill9_datapath_survives_and_restart_adopts(pair):
         s2 = afcd_stats(a, "v0", flows=False)
         assert s2["queue"]["passed"] >= s["queue"]["passed"]   # state kept
         assert s2["estimates"]["loader_pid"] == p2.pid and s2["estimates"]["loader_fresh"]
+        assert s2["estimates"]["refresher"] == "kernel"     # the timer re-armed
         f = in_ns(a, ["tc", "filter", "show", "dev", "v0", "egress"]).stdout
         assert f.count("name afcd_egress") == 1
     finally:
