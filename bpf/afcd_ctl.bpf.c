@@ -136,7 +136,6 @@ AFCD_INLINE int afcd_ctl_op(struct afcd_ctl_args *a)
 			break;
 		t->ifindex = ifindex;
 		t->slot = slot;
-		t->armed_ns = now;
 		err = bpf_timer_set_callback(&t->timer, afcd_timer_fire);
 		if (!err)
 			err = bpf_timer_start(&t->timer, 0, 0);

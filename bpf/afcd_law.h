@@ -331,7 +331,7 @@ AFCD_INLINE __u64 afcd_fall_global_target_ns(__u64 rtt_ns, __s32 n,
 
 /* Queue length in milli-samples for a backlog of backlog_ns at rate_bps:
  * bytes = backlog * rate / 8e9, samples = bytes / sample_bytes. Used by
- * the AFD controller (loader). Saturates instead of overflowing. */
+ * the AFD controller (refresh step). Saturates instead of overflowing. */
 AFCD_INLINE __s64 afcd_backlog_milli_samples(__u64 backlog_ns, __u64 rate_bps,
 					     __u64 sample_bytes)
 {

@@ -1076,8 +1076,9 @@ static __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u
 		bpf_map_update_elem(p->scan, &c.slot, &ls->sc, BPF_ANY);
 		ls->last_scan_ns = now;
 		if (ls->kernel) {
-			/* watchdog: a timer that stopped (config rewritten for
-			 * another slot, a foreign disarm) is armed again */
+			/* watchdog: a timer that stopped while we live (this
+			 * process stalled beyond stale_after, e.g. SIGSTOP, or
+			 * someone disarmed it) is armed again */
 			__u64 late = 4 * period + 2 * FAIR_SCAN_NS;
 
 			if ((ep->refresher != AFCD_REFRESHER_KERNEL || !ep->heartbeat_ns ||

@@ -50,10 +50,6 @@
 
 /* The ELF section of the classifier: tc filter ... bpf da obj afcd.bpf.o sec tc */
 #define AFCD_PROG_SEC "tc"
-/* The loader's control program (afcd_ctl.bpf.o, a BPF_PROG_TYPE_SCHED_CLS
- * program that is never attached: the loader runs it with
- * BPF_PROG_TEST_RUN on a control frame, struct afcd_ctl_frame). */
-#define AFCD_CTL_SEC  "tc"
 
 /* ---- Sizes and bounds -------------------------------------------------- */
 
@@ -191,12 +187,13 @@ struct afcd_config {
 	__u64 ce_threshold_ns;  /* mark ECT packets with sojourn above it; 0 = off */
 	__u64 sample_bytes;     /* one sample per sample_bytes on average, >= 1 */
 	__u64 stale_after_ns;   /* loader heartbeat age beyond which the datapath falls back */
-	__u64 update_period_ns; /* loader refresh period (kept here for adoption) */
+	__u64 update_period_ns; /* refresh period of m_fair/global target, read by the
+				 * refresh timer at each firing (live changes apply) */
 	__u64 window_ns;        /* time the shadow buffer covers (derives sample_bytes) */
 	__u32 sb_size;          /* shadow buffer slots in use, 1..AFCD_SB_SIZE_MAX */
 	__u32 mtu_bytes;        /* largest packet, bytes: FaLL lower clamp 2*tx(MTU) */
-	__u32 alpha_milli;      /* AFD controller alpha * 1000 (loader) */
-	__u32 beta_milli;       /* AFD controller beta * 1000 (loader) */
+	__u32 alpha_milli;      /* AFD controller alpha * 1000 (refresh step) */
+	__u32 beta_milli;       /* AFD controller beta * 1000 (refresh step) */
 	__u32 slot;             /* index into afcd_queue/afcd_est/afcd_sb_ring, < AFCD_MAX_IFACES */
 	__u32 ifindex;          /* the key, repeated for readers of a dump */
 };
@@ -272,9 +269,8 @@ struct afcd_timer {
 	struct bpf_timer timer;
 	__u32 ifindex;          /* interface refreshed, 0 = disarmed or stopped */
 	__u32 slot;             /* its slot (== the array index) */
-	__u64 armed_ns;         /* when the loader armed it */
 };
-_Static_assert(sizeof(struct afcd_timer) == 32, "afcd_timer ABI");
+_Static_assert(sizeof(struct afcd_timer) == 24, "afcd_timer ABI");
 
 /* ---- Control program: afcd_ctl.bpf.o ---------------------------------------
  * Run by the loader with BPF_PROG_TEST_RUN on a struct afcd_ctl_frame (the
