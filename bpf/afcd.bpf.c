@@ -8,9 +8,11 @@
  *      slot in the array maps); unconfigured: pass untouched;
  *   2. parse; IP packets get a flow key, per-flow state (LRU) and, with
  *      probability len/sample_bytes, a sample in the shadow buffer;
- *   3. outside the lock: m_i, m_fair, target_i (or the AFD probability);
- *   4. under the interface's bpf_spin_lock: EDT schedule, horizon, the
- *      drop law selected by cfg->algo, counters, t_last;
+ *   3. outside the lock: m_i, m_fair, target_i, the fair rate (or the
+ *      AFD probability): afcd_inputs() of afcd_decide.h;
+ *   4. under the interface's bpf_spin_lock: afcd_decide(): EDT schedule,
+ *      horizon, the fair-rate policer, the drop law of cfg->algo,
+ *      counters, t_last;
  *   5. admitted packets get skb->tstamp = t_dep (sch_fq holds them until
  *      then) and, when the law says so, CE instead of a drop.
  *
@@ -24,7 +26,7 @@
 
 #define AFCD_INLINE static __always_inline
 #include "afcd_maps.bpf.h"
-#include "afcd_law.h"
+#include "afcd_decide.h"
 #include "afcd_parse.h"
 
 #define TC_ACT_OK   0
@@ -107,21 +109,37 @@ AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_fl
 	return f;
 }
 
+/* n[c]-- and n[c +- 1]++ of the interface's histogram for a flow whose
+ * count moved from c to c_new (0 = no entry): the histogram follows every
+ * change exactly because each change returns its old count. */
+AFCD_INLINE void afcd_hist_move(struct afcd_sb_hist *h, __u32 c, __u32 c_new)
+{
+	if (!h)
+		return;
+	if (c >= 1 && c <= AFCD_SB_SIZE_MAX)
+		__sync_fetch_and_add(&h->n[c], -1);
+	if (c_new >= 1 && c_new <= AFCD_SB_SIZE_MAX)
+		__sync_fetch_and_add(&h->n[c_new], 1);
+}
+
 /* Write one sample into the shadow buffer (AFD, Pan et al.; dissertation
  * Algorithm 1 enqueue): the slot's previous flow loses a sample, this
- * flow gains one; N (q->n_active) follows the 0 <-> 1 transitions. */
+ * flow gains one; N (q->n_active) follows the 0 <-> 1 transitions and the
+ * histogram of counts (afcd_sb_hist) every transition. */
 AFCD_INLINE void afcd_sb_sample(struct afcd_queue *q, __u32 slot, __u32 sb_size,
 				struct afcd_flow_key *key, struct afcd_flow *f)
 {
 	struct afcd_flow_key old;
 	struct afcd_sb_ring *ring;
+	struct afcd_sb_hist *h;
 	struct afcd_flow *fo;
-	__u32 pos, one = 1, *cnt;
+	__u32 pos, one = 1, *cnt, c;
 	long err;
 
 	if (sb_size == 0 || sb_size > AFCD_SB_SIZE_MAX)
 		return;
 	ring = bpf_map_lookup_elem(&afcd_sb_ring, &slot);
+	h = bpf_map_lookup_elem(&afcd_sb_hist, &slot);
 	if (!ring)
 		return;
 	pos = __sync_fetch_and_add(&q->sb_head, 1) % sb_size;
@@ -134,7 +152,9 @@ AFCD_INLINE void afcd_sb_sample(struct afcd_queue *q, __u32 slot, __u32 sb_size,
 	if (old.ifindex) {
 		cnt = bpf_map_lookup_elem(&afcd_sb_count, &old);
 		if (cnt) {
-			if (__sync_fetch_and_add(cnt, -1) <= 1) {
+			c = __sync_fetch_and_add(cnt, -1);
+			afcd_hist_move(h, c, c - 1);
+			if (c <= 1) {
 				bpf_map_delete_elem(&afcd_sb_count, &old);
 				__sync_fetch_and_add(&q->n_active, -1);
 			}
@@ -146,17 +166,21 @@ AFCD_INLINE void afcd_sb_sample(struct afcd_queue *q, __u32 slot, __u32 sb_size,
 
 	cnt = bpf_map_lookup_elem(&afcd_sb_count, key);
 	if (cnt) {
-		__sync_fetch_and_add(cnt, 1);
+		c = __sync_fetch_and_add(cnt, 1);
+		afcd_hist_move(h, c, c + 1);
 	} else {
 		err = bpf_map_update_elem(&afcd_sb_count, key, &one, BPF_NOEXIST);
 		if (!err) {
 			__sync_fetch_and_add(&q->n_active, 1);
+			afcd_hist_move(h, 0, 1);
 		} else {
 			cnt = bpf_map_lookup_elem(&afcd_sb_count, key);
-			if (cnt)
-				__sync_fetch_and_add(cnt, 1);
-			else
+			if (cnt) {
+				c = __sync_fetch_and_add(cnt, 1);
+				afcd_hist_move(h, c, c + 1);
+			} else {
 				__sync_fetch_and_add(&q->astats[AFCD_A_SB_FAIL], 1);
+			}
 		}
 	}
 	if (f)
@@ -182,138 +206,6 @@ AFCD_INLINE int afcd_set_ce(struct __sk_buff *skb, __u32 l3_off, __u8 family)
 	}
 	b[1] |= 0x30; /* traffic class ECN bits */
 	return bpf_skb_store_bytes(skb, l3_off + 1, &b[1], 1, 0) == 0;
-}
-
-/* Everything the locked section needs, prepared before taking the lock. */
-struct afcd_in {
-	__u64 now_ns;
-	__u64 tx_ns;
-	__u64 rate_bps;
-	__u64 horizon_ns;
-	__u64 interval_ns;
-	__u64 law_target_ns;  /* codel: target; fall: global_target (gate 1) */
-	__u64 target_i_ns;    /* afcd/fall: per-flow target */
-	__u64 ce_threshold_ns;
-	__u32 len;
-	__u32 algo;
-	__u8  aqm;            /* IP packet with flow state: the drop law applies */
-	__u8  ip;             /* IP packet: horizon applies */
-	__u8  ect;
-	__u8  ecn_on;
-	__u8  codel_global;
-	__u8  afd_drop;       /* AFD coin: rand < (1 - m_fair/m_i)+ */
-	__u8  stale;          /* no fresh loader estimate: fallback used */
-	__u8  afd_floor;
-};
-
-/* The locked section: no helper calls, no map lookups (verifier rule for
- * bpf_spin_lock). Returns enum afcd_verdict; t_dep in *t_dep_ns. */
-AFCD_INLINE __u32 afcd_decide_locked(struct afcd_queue *q, struct afcd_flow *f,
-				     const struct afcd_in *in, __u64 *t_dep_ns,
-				     __u8 *ce_thr_mark)
-{
-	struct afcd_codel_vars *cv;
-	struct afcd_edt e;
-	__u64 maxpacket_tx;
-	__u32 verdict = AFCD_V_PASS;
-	int drop = 0;
-
-	if (in->len > q->maxpacket_bytes)
-		q->maxpacket_bytes = in->len;
-	afcd_edt_schedule(in->now_ns, q->t_last_ns, in->tx_ns, &e);
-	*t_dep_ns = e.t_dep_ns;
-
-	if (in->ip && e.sojourn_ns > in->horizon_ns) {
-		verdict = AFCD_V_DROP_OVERLIMIT;
-		goto account;
-	}
-	if (!in->aqm || !f)
-		goto no_aqm;
-	if (in->stale)
-		q->stats[AFCD_S_STALE_FALLBACK]++;
-
-	maxpacket_tx = afcd_tx_ns(q->maxpacket_bytes, in->rate_bps);
-	if (e.backlog_ns == 0) /* arrival to an empty queue */
-		afcd_codel_reset_empty(&q->gcv, &q->q_first_above_ns);
-	if (afcd_time_after_eq(in->now_ns, f->t_last_ns)) /* flow has nothing queued */
-		afcd_codel_reset_empty(&f->cv, &f->first_above_ns);
-
-	switch (in->algo) {
-	case AFCD_ALGO_CODEL: {
-		int ok = afcd_codel_should_drop(&q->q_first_above_ns, e.t_dep_ns,
-						e.sojourn_ns, e.backlog_ns,
-						in->law_target_ns, in->interval_ns,
-						maxpacket_tx);
-		drop = afcd_codel_decide(&q->gcv, ok, e.t_dep_ns, in->interval_ns);
-		break;
-	}
-	case AFCD_ALGO_AFD:
-		drop = in->afd_drop;
-		break;
-	case AFCD_ALGO_AFCD:
-	case AFCD_ALGO_FALL: {
-		int gate1 = 1, ok;
-
-		if (in->algo == AFCD_ALGO_FALL)
-			gate1 = afcd_codel_should_drop(&q->q_first_above_ns, e.t_dep_ns,
-						       e.sojourn_ns, e.backlog_ns,
-						       in->law_target_ns, in->interval_ns,
-						       maxpacket_tx);
-		ok = afcd_codel_should_drop(&f->first_above_ns, e.t_dep_ns,
-					    e.sojourn_ns, e.backlog_ns,
-					    in->target_i_ns, in->interval_ns,
-					    maxpacket_tx);
-		cv = in->codel_global ? &q->gcv : &f->cv;
-		drop = afcd_codel_decide(cv, ok && gate1, e.t_dep_ns, in->interval_ns);
-		if (!drop && in->afd_floor && in->afd_drop) {
-			drop = 1;  /* AFD floor: (1 - 1.25 m_fair/m_i)+ */
-			q->stats[AFCD_S_AFD_FLOOR_DROP]++;
-		}
-		break;
-	}
-	default:
-		break;
-	}
-
-	if (drop)
-		verdict = (in->ecn_on && in->ect) ? AFCD_V_MARK : AFCD_V_DROP_AQM;
-no_aqm:
-	if (verdict == AFCD_V_PASS && in->ce_threshold_ns && in->ect &&
-	    e.sojourn_ns > in->ce_threshold_ns)
-		*ce_thr_mark = 1;
-
-account:
-	if (verdict == AFCD_V_PASS || verdict == AFCD_V_MARK) {
-		q->t_last_ns = e.t_dep_ns;
-		q->last_sojourn_ns = e.sojourn_ns;
-		if (e.sojourn_ns > q->max_sojourn_ns)
-			q->max_sojourn_ns = e.sojourn_ns;
-		q->stats[AFCD_S_PASSED]++;
-		q->stats[AFCD_S_PASSED_BYTES] += in->len;
-		q->sojourn_sum_ns += e.sojourn_ns;
-		if (verdict == AFCD_V_MARK)
-			q->stats[AFCD_S_ECN_MARK]++;
-		if (*ce_thr_mark)
-			q->stats[AFCD_S_CE_THRESHOLD_MARK]++;
-		if (f) {
-			f->t_last_ns = e.t_dep_ns;
-			f->bytes += in->len;
-			f->packets++;
-			if (verdict == AFCD_V_MARK || *ce_thr_mark)
-				f->marks++;
-		}
-	} else {
-		q->stats[verdict == AFCD_V_DROP_AQM ? AFCD_S_AQM_DROP : AFCD_S_OVERLIMIT_DROP]++;
-		if (f)
-			f->drops++;
-	}
-	if (f) {
-		f->last_seen_ns = in->now_ns;
-		f->last_sojourn_ns = e.sojourn_ns;
-		f->target_ns = in->target_i_ns;
-		f->last_verdict = verdict;
-	}
-	return verdict;
 }
 
 SEC("tc")
@@ -346,19 +238,7 @@ int afcd_egress(struct __sk_buff *skb)
 		return TC_ACT_OK;
 	}
 
-	in.now_ns = afcd_now();
-	in.len = wire_len ? wire_len : skb_len;
-	in.rate_bps = cfg->rate_bps;
-	in.tx_ns = afcd_tx_ns(in.len, in.rate_bps);
-	in.horizon_ns = cfg->horizon_ns;
-	in.interval_ns = cfg->interval_ns;
-	in.algo = cfg->algo;
-	in.ecn_on = !!(cfg->flags & AFCD_F_ECN);
-	in.codel_global = !!(cfg->flags & AFCD_F_CODEL_GLOBAL);
-	in.afd_floor = !!(cfg->flags & AFCD_F_AFD_FLOOR);
-	in.ce_threshold_ns = cfg->ce_threshold_ns;
-	in.law_target_ns = cfg->target_ns;
-	in.target_i_ns = AFCD_TARGET_INF;
+	afcd_in_init(cfg, afcd_now(), wire_len ? wire_len : skb_len, &in);
 	sb_size = cfg->sb_size;
 
 	/* Headers beyond the linear area: pull once (bounded), then parse. */
@@ -371,51 +251,19 @@ int afcd_egress(struct __sk_buff *skb)
 	st = afcd_parse(data, data_end, &pkt);
 
 	if (st == AFCD_P_IP) {
-		in.ip = 1;
+		struct afcd_fair fs = {};
+
 		in.ect = pkt.ecn == 1 || pkt.ecn == 2;
 		pkt.key.ifindex = ifindex;
+		afcd_isolate_key(cfg->flags, &pkt.key);
 		f = afcd_flow_get(q, &pkt.key);
 		if (afcd_sample_hit(afcd_rand(), in.len, cfg->sample_bytes))
 			afcd_sb_sample(q, slot, sb_size, &pkt.key, f);
-	}
-
-	if (f && in.algo != AFCD_ALGO_DROPTAIL) {
-		__u32 m_i = f->m_i, m_fair = 0;
-		__u64 gt = 0;
-
-		in.aqm = 1;
-		if (in.algo != AFCD_ALGO_CODEL) {
-			struct afcd_est *est = bpf_map_lookup_elem(&afcd_est, &slot);
-
-			if (m_i > sb_size)
-				m_i = sb_size;
-			if (est && (__s64)(in.now_ns - est->heartbeat_ns) <= (__s64)cfg->stale_after_ns &&
-			    est->m_fair) {
-				m_fair = est->m_fair;
-				gt = est->global_target_ns;
-			} else {
-				__s32 n = q->n_active;
-
-				/* no fresh estimate: the datapath's own (sec. 3) */
-				m_fair = afcd_m_fair_fallback(sb_size, n);
-				if (in.algo == AFCD_ALGO_FALL)
-					gt = afcd_fall_global_target_ns(cfg->rtt_ns, n,
-						2 * afcd_tx_ns(cfg->mtu_bytes, in.rate_bps),
-						in.interval_ns);
-				in.stale = 1;
-			}
-			if (in.algo == AFCD_ALGO_AFD)
-				in.afd_drop = (afcd_rand() & 0xffff) < afcd_afd_drop_q16(m_fair, m_i);
-			else if (in.afd_floor && m_i > m_fair)
-				in.afd_drop = (afcd_rand() & 0xffff) <
-					afcd_afd_floor_q16(m_fair, m_i, AFCD_AFD_FLOOR_SLACK_Q16);
-			if (in.algo != AFCD_ALGO_AFD) {
-				if (in.algo == AFCD_ALGO_FALL)
-					in.law_target_ns = gt;
-				in.target_i_ns = afcd_target_i_ns(in.law_target_ns, m_fair, m_i,
-								  cfg->exponent, in.horizon_ns);
-			}
-		}
+		if (f && cfg->algo != AFCD_ALGO_DROPTAIL && cfg->algo != AFCD_ALGO_CODEL)
+			afcd_fair_now(cfg, bpf_map_lookup_elem(&afcd_est, &slot), q->n_active,
+				      in.now_ns, &fs);
+		afcd_inputs(cfg, &fs, f ? f->m_i : 0, !!f,
+			    cfg->algo == AFCD_ALGO_AFD ? afcd_rand() & 0xffff : 0, &in);
 	}
 	/* IP without flow state (insert failed): EDT and horizon only. */
 
@@ -426,10 +274,10 @@ int afcd_egress(struct __sk_buff *skb)
 		q->stats[AFCD_S_PARSE_ERR]++;
 	if (pkt.fragment)
 		q->stats[AFCD_S_FRAGMENT]++;
-	verdict = afcd_decide_locked(q, f, &in, &t_dep, &ce_thr_mark);
+	verdict = afcd_decide(q, f, &in, &t_dep, &ce_thr_mark);
 	bpf_spin_unlock(&q->lock);
 
-	if (verdict == AFCD_V_DROP_AQM || verdict == AFCD_V_DROP_OVERLIMIT)
+	if (verdict != AFCD_V_PASS && verdict != AFCD_V_MARK)
 		return TC_ACT_SHOT;
 	skb->tstamp = t_dep;
 	if (verdict == AFCD_V_MARK || ce_thr_mark)

@@ -12,8 +12,8 @@
  * of a core on the 2-core test machine, the loader's three map syscalls
  * per refresh another 1.5 %). The refresh step (bpf/afcd_ctl.h) is a few
  * hundred instructions of integer arithmetic, so it runs here, from a
- * timer callback every update_period; the loader process keeps the work
- * that needs sorting (the max-min water level of the ring, every 50 ms,
+ * timer callback every update_period; the loader process keeps the water
+ * level (two passes over the histogram of sample counts, every 50 ms,
  * into afcd_scan) and calls GC here, where walking the flow map copies
  * nothing to user space.
  *

@@ -88,11 +88,14 @@ AFCD_INLINE __u64 afcd_sb_capacity(__u32 sb_size, __u64 rate_bps, __u64 arrival_
  *    horizon within a period), or the backlog now when nothing passed,
  *    in milli-samples through sample_bytes;
  *  - Q_target: target (AFCD) or global_target (FaLL) in milli-samples;
- *  - m_fair by the AFD controller around the anchor: the loader's
- *    max-min water level of the ring (scan->waterline) or, without one,
- *    sb_size / N (eq. 3.4);
- *  - global_target = RTT / sqrt(N), N = flows with >= 2 samples (the
- *    scan's n_long) or the datapath's N, clamped [2 tx(MTU), interval].
+ *  - m_fair by the AFD controller around the loader's water level of the
+ *    shadow buffer (s->waterline: afcd_waterfill_hist(), the mice
+ *    aggregate counted as one flow), or sb_size / N without one (eq. 3.4-3.5);
+ *  - fair_rate = m_fair * offered load / sb_size, the rate of a flow that
+ *    holds m_fair samples, for the policer; 0 when no flow (nor the mice
+ *    aggregate) holds more than m_fair: nobody is above the fair share;
+ *  - global_target = RTT / sqrt(N), N = flows with >= 2 samples (or the
+ *    datapath's N without any), clamped [2 tx(MTU), interval].
  * c: the interface's config (rate_bps != 0, sample_bytes != 0 as the
  * loader validates; returns without writing otherwise). q: its queue,
  * read without the lock (monotonic u64 counters, aligned loads). s: the
@@ -135,8 +138,12 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 				    s->waterline ? s->waterline :
 				    afcd_m_fair_fallback(c->sb_size, n_active));
 	e->q_old_milli = qm;
+	e->fair_rate_bps = e->m_fair < s->max_count ?
+		(__u64)e->m_fair * (e->arrival_bps > c->rate_bps ? e->arrival_bps : c->rate_bps) /
+		c->sb_size : 0;
 	e->n_flows = n_active > 0 ? (__u32)n_active : 0;
 	e->n_long = s->n_long;
+	e->mice_samples = s->mice;
 	e->waterline = s->waterline;
 	e->global_target_ns = gt;
 	e->refreshes++;

@@ -237,18 +237,6 @@ AFCD_INLINE __u32 afcd_afd_drop_q16(__u32 m_fair, __u32 m_i)
 	return (__u32)(AFCD_Q16_ONE - r);
 }
 
-/* afd_floor drop probability (1 - slack * m_fair/m_i)+ in Q16, slack in
- * Q16 (AFCD_AFD_FLOOR_SLACK_Q16 = 1.25). */
-AFCD_INLINE __u32 afcd_afd_floor_q16(__u32 m_fair, __u32 m_i, __u32 slack_q16)
-{
-	__u64 r;
-
-	if (m_i == 0)
-		return 0;
-	r = (((__u64)m_fair * slack_q16)) / m_i;  /* slack * m_fair/m_i, Q16 */
-	return r >= AFCD_Q16_ONE ? 0 : (__u32)(AFCD_Q16_ONE - r);
-}
-
 /* Byte-weighted sampling (ALGORITHM.md sec. 3): true with probability
  * min(1, len / sample_bytes), for rand uniform on [0, 2^32). */
 AFCD_INLINE int afcd_sample_hit(__u32 rand, __u32 len, __u64 sample_bytes)
@@ -347,27 +335,89 @@ AFCD_INLINE __s64 afcd_backlog_milli_samples(__u64 backlog_ns, __u64 rate_bps,
 	return (__s64)(bytes_milli / sample_bytes);
 }
 
-/* Max-min fair share of the shadow buffer (the water level): the level L
- * with sum_i min(m_i, L) = capacity, where capacity is the number of
- * samples the link can carry (sb_size * min(1, rate / offered load)).
- * sorted: the flows' sample counts, ascending; n of them. Returns the
- * largest count when everything fits (no flow above fair share), at
- * least 1 otherwise, 0 for no flows. Loader side: replaces eq. 3.4's
- * sb_size / N as the controller's anchor, which is only the fair share
- * when every flow is saturating and offered load equals capacity. */
-AFCD_INLINE __u32 afcd_waterfill(const __u32 *sorted, __u32 n, __u64 capacity)
+/* The water level of the shadow buffer, from the histogram of per-flow
+ * sample counts (struct afcd_sb_hist), and the flow counts it yields. */
+struct afcd_water {
+	__u32 level;      /* max-min fair share, samples: the largest count when
+			   * everything fits, at least 1 otherwise, 0 for no flows */
+	__u32 fits;       /* 1: no flow (and not the mice) above the level */
+	__u32 n_flows;    /* flows with samples (N), mice included */
+	__u32 n_long;     /* flows with >= 2 samples (FaLL's N) */
+	__u32 mice;       /* samples of flows holding exactly one (the mice aggregate) */
+	__u32 max_count;  /* largest entity: a flow's count or the mice aggregate */
+};
+
+/* Max-min fair share (the water level L with sum_i min(m_i, L) =
+ * capacity), where capacity is the number of samples the link can carry
+ * (sb_size * min(1, rate / offered load)) and the flows holding exactly
+ * one sample count as ONE entity of n[1] samples: a sender that rotates
+ * ports or spoofs sources (one sample per 5-tuple) is one flow here, not
+ * thousands that each push the level down (docs/ALGORITHM.md sec. 3).
+ * n: n[c] = flows with c samples, c in [1, sb_size]; sb_size <=
+ * AFCD_SB_SIZE_MAX. Two passes of at most sb_size steps, no sort. Runs in
+ * the loader's scan (user space: two 4096-step passes are beyond what the
+ * BPF verifier walks) and in the host tests. Replaces eq. 3.4's
+ * sb_size / N as the controller's anchor, which is the fair share only
+ * when every flow is saturating and the offered load equals capacity. */
+static inline void afcd_waterfill_hist(const __u32 *n, __u32 sb_size, __u64 capacity,
+				       struct afcd_water *w)
 {
 	__u64 rem = capacity;
-	__u32 i;
+	__u32 c, ntot = 0, nrem, cmax = 0, mice = n[1];
 
-	for (i = 0; i < n; i++) {
-		__u64 share = rem / (n - i);
-
-		if (sorted[i] > share)
-			return share ? (__u32)share : 1;
-		rem -= sorted[i];
+	if (sb_size > AFCD_SB_SIZE_MAX)
+		sb_size = AFCD_SB_SIZE_MAX;
+	for (c = 2; c <= sb_size; c++)
+		if (n[c]) {
+			ntot += n[c];
+			cmax = c;
+		}
+	w->n_long = ntot;
+	w->n_flows = ntot + mice;
+	w->mice = mice;
+	if (mice) {
+		ntot++;
+		if (mice > cmax)
+			cmax = mice;
 	}
-	return n ? sorted[n - 1] : 0;
+	w->max_count = cmax;
+	w->level = cmax;
+	w->fits = 1;
+	nrem = ntot;
+	for (c = 1; c <= cmax && nrem; c++) {
+		__u32 k = (c >= 2 ? n[c] : 0) + (mice && c == mice);
+		__u64 share;
+
+		if (!k)
+			continue;
+		share = rem / nrem;
+		if (c > share) {
+			w->level = share ? (__u32)share : 1;
+			w->fits = 0;
+			return;
+		}
+		rem -= (__u64)c * k;
+		nrem = k < nrem ? nrem - k : 0;
+	}
+}
+
+/* The fair-rate policer (AFCD_F_POLICE): a flow (or the mice aggregate)
+ * above the fair share is held to fair_rate on its own virtual clock vt,
+ * the EDT schedule it would have on a link of that rate. The packet at
+ * now would start at max(now, vt): when that is more than lead_ns ahead of
+ * now, the flow has sent more than lead_ns worth of traffic beyond its
+ * fair rate and the packet is dropped (return 1); otherwise it may pass
+ * and, if admitted, the caller sets vt = *vt_next (= start + tx_fair_ns).
+ * A flow at or below the fair rate never builds a lead. Source:
+ * docs/ALGORITHM.md sec. 4 (the EDT clock of sec. 2 per flow, as a
+ * token bucket of depth lead_ns at fair_rate). */
+AFCD_INLINE int afcd_police(__u64 vt, __u64 now, __u64 tx_fair_ns, __u64 lead_ns,
+			    __u64 *vt_next)
+{
+	__u64 start = afcd_time_after_eq(vt, now) ? vt : now;
+
+	*vt_next = start + tx_fair_ns;
+	return start - now > lead_ns;
 }
 
 /* a / d for d > 0, truncated toward zero as C does, with unsigned

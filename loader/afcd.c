@@ -79,19 +79,20 @@ static int libbpf_print(enum libbpf_print_level l, const char *f, va_list a)
 /* ---- Pinned maps ------------------------------------------------------- */
 
 struct pins {
-	int cfg, est, queue, flows, ring, count, global, scan, timer;
+	int cfg, est, queue, flows, ring, count, global, scan, timer, hist;
 };
 
 static const char *const pin_names[] = {
 	AFCD_MAP_CFG, AFCD_MAP_EST, AFCD_MAP_QUEUE, AFCD_MAP_FLOWS,
 	AFCD_MAP_SB_RING, AFCD_MAP_SB_COUNT, AFCD_MAP_GLOBAL, AFCD_MAP_SCAN, AFCD_MAP_TIMER,
+	AFCD_MAP_SB_HIST,
 };
 #define NPINS (sizeof(pin_names) / sizeof(pin_names[0]))
 
 static int *pin_fd(struct pins *p, unsigned i)
 {
 	int *f[] = { &p->cfg, &p->est, &p->queue, &p->flows, &p->ring, &p->count, &p->global,
-		     &p->scan, &p->timer };
+		     &p->scan, &p->timer, &p->hist };
 
 	return f[i];
 }
@@ -366,6 +367,14 @@ static unsigned long long delete_iface_keys(int fd, __u32 ifindex)
 	return n;
 }
 
+/* Zero the interface's histogram of sample counts. 0 or -errno. */
+static int hist_reset(struct pins *p, __u32 slot)
+{
+	static const struct afcd_sb_hist zero;
+
+	return bpf_map_update_elem(p->hist, &slot, &zero, BPF_ANY) ? -errno : 0;
+}
+
 /* Zero the interface's queue, estimate, scan and ring slot and mark the queue
  * as owned by ifindex (the datapath checks ownership per packet). */
 static int slot_reset(struct pins *p, __u32 slot, __u32 ifindex)
@@ -384,6 +393,8 @@ static int slot_reset(struct pins *p, __u32 slot, __u32 ifindex)
 		err = bpf_map_update_elem(p->est, &slot, &e, BPF_ANY);
 	if (!err)
 		err = bpf_map_update_elem(p->scan, &slot, &sc, BPF_ANY);
+	if (!err)
+		err = hist_reset(p, slot);
 	if (!err)
 		err = bpf_map_update_elem(p->queue, &slot, &q, BPF_ANY);
 	delete_iface_keys(p->count, ifindex);
@@ -447,6 +458,7 @@ static int config_write(struct pins *p, __u32 ifindex, struct afcd_config *c)
 			free(ring);
 		}
 		delete_iface_keys(p->count, ifindex);
+		hist_reset(p, slot);
 		if (!bpf_map_lookup_elem_flags(p->queue, &slot, &q, BPF_F_LOCK)) {
 			q.n_active = 0;
 			q.sb_head = 0;
@@ -677,7 +689,8 @@ static void print_stats(const char *dev, __u32 ifindex, const struct snapshot *s
 		       "\"interval_ns\":%llu,\"horizon_ns\":%llu,\"rtt_ns\":%llu,\"ecn\":%s,"
 		       "\"ce_threshold_ns\":%llu,\"sb_size\":%u,\"sample_bytes\":%llu,"
 		       "\"window_ns\":%llu,\"update_period_ns\":%llu,\"stale_after_ns\":%llu,"
-		       "\"exponent\":%u,\"codel_state\":\"%s\",\"afd_floor\":%s,\"mtu_bytes\":%u},",
+		       "\"exponent\":%u,\"codel_state\":\"%s\",\"police\":%s,\"isolate\":\"%s\","
+		       "\"mtu_bytes\":%u,\"alpha\":%.3f,\"beta\":%.3f},",
 		       algo_names[s1->c.algo < AFCD_ALGO__MAX ? s1->c.algo : 0],
 		       (unsigned long long)s1->c.rate_bps, (unsigned long long)s1->c.target_ns,
 		       (unsigned long long)s1->c.interval_ns, (unsigned long long)s1->c.horizon_ns,
@@ -687,9 +700,10 @@ static void print_stats(const char *dev, __u32 ifindex, const struct snapshot *s
 		       (unsigned long long)s1->c.update_period_ns,
 		       (unsigned long long)s1->c.stale_after_ns, s1->c.exponent,
 		       (s1->c.flags & AFCD_F_CODEL_GLOBAL) ? "global" : "per-flow",
-		       (s1->c.flags & AFCD_F_AFD_FLOOR) ? "true" : "false", s1->c.mtu_bytes);
+		       (s1->c.flags & AFCD_F_POLICE) ? "true" : "false", isolate_name(s1->c.flags),
+		       s1->c.mtu_bytes, s1->c.alpha_milli / 1e3, s1->c.beta_milli / 1e3);
 		printf("\"queue\":{\"passed\":%llu,\"passed_bytes\":%llu,\"aqm_drop\":%llu,"
-		       "\"afd_floor_drop\":%llu,"
+		       "\"police_drop\":%llu,"
 		       "\"overlimit_drop\":%llu,\"ecn_mark\":%llu,\"ce_threshold_mark\":%llu,"
 		       "\"non_ip\":%llu,\"parse_err\":%llu,\"fragment\":%llu,\"stale_fallback\":%llu,"
 		       "\"sampled\":%llu,\"flow_new\":%llu,\"flow_fail\":%llu,\"flows_live\":%llu,"
@@ -699,7 +713,7 @@ static void print_stats(const char *dev, __u32 ifindex, const struct snapshot *s
 		       (unsigned long long)q->stats[AFCD_S_PASSED],
 		       (unsigned long long)q->stats[AFCD_S_PASSED_BYTES],
 		       (unsigned long long)q->stats[AFCD_S_AQM_DROP],
-		       (unsigned long long)q->stats[AFCD_S_AFD_FLOOR_DROP],
+		       (unsigned long long)q->stats[AFCD_S_POLICE_DROP],
 		       (unsigned long long)q->stats[AFCD_S_OVERLIMIT_DROP],
 		       (unsigned long long)q->stats[AFCD_S_ECN_MARK],
 		       (unsigned long long)q->stats[AFCD_S_CE_THRESHOLD_MARK],
@@ -717,13 +731,16 @@ static void print_stats(const char *dev, __u32 ifindex, const struct snapshot *s
 		       "\"n_long\":%u,\"waterline\":%u,\"arrival_bps\":%llu,"
 		       "\"loader_fresh\":%s,\"heartbeat_age_ns\":%lld,\"loader_pid\":%u,"
 		       "\"refreshes\":%llu,\"ctrl_milli\":%lld,\"refresher\":\"%s\","
-		       "\"refresh_busy_ns\":%llu,\"scans\":%llu},",
+		       "\"refresh_busy_ns\":%llu,\"scans\":%llu,\"fair_rate_bps\":%llu,"
+		       "\"mice_samples\":%u},",
 		       q->n_active, m_fair, (unsigned long long)gt, s1->e.n_long, s1->e.waterline,
 		       (unsigned long long)s1->e.arrival_bps, est_fresh(s1) ? "true" : "false",
 		       s1->e.heartbeat_ns ? (long long)(s1->t_ns - s1->e.heartbeat_ns) : -1LL,
 		       s1->s.loader_pid, (unsigned long long)s1->e.refreshes,
 		       (long long)s1->e.ctrl_milli, refresher_name(s1),
-		       (unsigned long long)s1->e.busy_ns, (unsigned long long)s1->s.scans);
+		       (unsigned long long)s1->e.busy_ns, (unsigned long long)s1->s.scans,
+		       est_fresh(s1) ? (unsigned long long)s1->e.fair_rate_bps : 0ULL,
+		       s1->e.mice_samples);
 		printf("\"global\":{\"unconfigured\":%llu,\"bad_slot\":%llu}",
 		       (unsigned long long)s1->unconfigured, (unsigned long long)s1->bad_slot);
 		if (o->flows) {
@@ -889,75 +906,20 @@ static int cmd_stats(int argc, char **argv)
 
 /*
  * Work is split by cost (ALGORITHM.md sec. 3 and 5):
- *  - the refresh step (bpf/afcd_ctl.h: offered load, AFD controller,
+ *  - the refresh step (bpf/afcd_ctl.h: offered load, the water level from
+ *    the datapath's histogram of sample counts, AFD controller, fair rate,
  *    FaLL's RTT/sqrt(N), heartbeat) runs every update_period from the BPF
  *    timer of afcd_ctl.bpf.o, so that a 1 ms period costs no user-space
  *    wake-ups; on kernels without BPF timers the loader runs the same
  *    step itself (--refresh user);
- *  - the scan of the shadow buffer (the max-min water level, which needs
- *    a sort) runs here every FAIR_SCAN_NS and is written to afcd_scan;
+ *  - the water level of the shadow buffer runs here every
+ *    AFCD_SCAN_PERIOD_NS, from the datapath's histogram of per-flow
+ *    sample counts (one 16 KiB read, two passes, no sort), into
+ *    afcd_scan, whose heartbeat the timer needs to keep running;
  *  - GC of idle flow state runs in the kernel through the control
  *    program (no copy of the flow map) every GC_PERIOD_NS.
  */
-#define FAIR_SCAN_NS 50000000ULL     /* scan the ring every 50 ms: it spans ~window (1 s) */
-
 enum refresh_mode { REFRESH_AUTO = 0, REFRESH_KERNEL, REFRESH_USER };
-
-static int cmp_u32(const void *a, const void *b)
-{
-	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Count the samples per flow in the interface's ring (one array-map read
- * of the whole ring, an open-addressing table in user space) and compute
- * the max-min fair share for `capacity` samples into sc. */
-static void scan_ring(struct pins *p, const struct afcd_config *c, const struct afcd_queue *q,
-		      __u32 ifindex, __u64 capacity, struct afcd_scan *sc)
-{
-	enum { TBL = 2 * AFCD_SB_SIZE_MAX };
-	static struct afcd_sb_ring ring;
-	static struct { __u32 gen, count; const struct afcd_flow_key *k; } tbl[TBL];
-	static __u32 counts[AFCD_SB_SIZE_MAX], gen;
-	__u32 slot = c->slot, i, n = 0, filled, n_long = 0;
-
-	if (bpf_map_lookup_elem(p->ring, &slot, &ring))
-		return;
-	if (++gen == 0) {          /* entries of an old generation count as empty */
-		memset(tbl, 0, sizeof(tbl));
-		gen = 1;
-	}
-	filled = q->sb_head < c->sb_size ? q->sb_head : c->sb_size;
-	for (i = 0; i < filled && i < AFCD_SB_SIZE_MAX; i++) {
-		const struct afcd_flow_key *k = &ring.slot[i];
-		const __u32 *w = (const __u32 *)k;
-		__u32 h = 0, j;
-
-		if (k->ifindex != ifindex)
-			continue;
-		for (j = 0; j < sizeof(*k) / 4; j++)   /* multiplicative word hash */
-			h = (h ^ w[j]) * 0x9e3779b1u;
-		for (h = (h >> 16) % TBL; tbl[h].gen == gen; h = (h + 1) % TBL)
-			if (!memcmp(tbl[h].k, k, sizeof(*k)))
-				break;
-		if (tbl[h].gen != gen) {
-			tbl[h].gen = gen;
-			tbl[h].k = k;
-			tbl[h].count = 0;
-		}
-		tbl[h].count++;
-	}
-	for (i = 0; i < TBL; i++)
-		if (tbl[i].gen == gen) {
-			counts[n++] = tbl[i].count;
-			n_long += tbl[i].count >= 2;
-		}
-	qsort(counts, n, sizeof(counts[0]), cmp_u32);
-	sc->n_ring = n;
-	sc->n_long = n_long;
-	sc->waterline = afcd_waterfill(counts, n, capacity);
-}
 
 /* Run the control program on a control frame carrying *a (read back
  * into *a). Returns its answer, 0 or -errno. */
@@ -1050,26 +1012,42 @@ static unsigned long long gc_flows(struct pins *p, struct afcd_ctl_bpf *ctl, __u
 	return n;
 }
 
+/* The water level of the interface's shadow buffer for `capacity`
+ * samples, from its histogram of per-flow counts, into sc. */
+static void scan_hist(struct pins *p, const struct afcd_config *c, __u64 capacity,
+		      struct afcd_scan *sc)
+{
+	static struct afcd_sb_hist h;
+	struct afcd_water w;
+
+	if (bpf_map_lookup_elem(p->hist, &c->slot, &h))
+		return;
+	afcd_waterfill_hist(h.n, c->sb_size, capacity, &w);
+	sc->waterline = w.level;
+	sc->max_count = w.max_count;
+	sc->n_long = w.n_long;
+	sc->mice = w.mice;
+}
+
 /* One tick of the loop at time now: the refresh step (user mode), the
- * ring scan when due, the timer's watchdog (kernel mode). Returns the
- * time to the next tick, ns, or 0 when the interface lost its config. */
+ * scan when due, the timer's watchdog (kernel mode). Returns the time to
+ * the next tick, ns, or 0 when the interface lost its config. */
 static __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now)
 {
 	struct afcd_config c;
 	struct afcd_queue q;
-	__u64 period, capacity;
+	__u64 period;
 
 	if (cfg_lookup(p, ifindex, &c) || bpf_map_lookup_elem(p->queue, &c.slot, &q))
 		return 0;              /* detached under us */
 	period = c.update_period_ns;
-	if (now - ls->last_scan_ns >= FAIR_SCAN_NS || !ls->last_scan_ns) {
+	if (now - ls->last_scan_ns >= AFCD_SCAN_PERIOD_NS || !ls->last_scan_ns) {
 		struct afcd_est e;
 		const struct afcd_est *ep = &ls->e;
 
 		if (ls->kernel && !bpf_map_lookup_elem(p->est, &c.slot, &e))
 			ep = &e;
-		capacity = afcd_sb_capacity(c.sb_size, c.rate_bps, ep->arrival_bps);
-		scan_ring(p, &c, &q, ifindex, capacity, &ls->sc);
+		scan_hist(p, &c, afcd_sb_capacity(c.sb_size, c.rate_bps, ep->arrival_bps), &ls->sc);
 		ls->sc.heartbeat_ns = now;
 		ls->sc.scans++;
 		ls->sc.loader_pid = (__u32)getpid();
@@ -1079,7 +1057,7 @@ static __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u
 			/* watchdog: a timer that stopped while we live (this
 			 * process stalled beyond stale_after, e.g. SIGSTOP, or
 			 * someone disarmed it) is armed again */
-			__u64 late = 4 * period + 2 * FAIR_SCAN_NS;
+			__u64 late = 4 * period + 2 * AFCD_SCAN_PERIOD_NS;
 
 			if ((ep->refresher != AFCD_REFRESHER_KERNEL || !ep->heartbeat_ns ||
 			     now - ep->heartbeat_ns > late) && now - ls->last_arm_ns > late) {
@@ -1098,7 +1076,7 @@ static __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u
 		bpf_map_update_elem(p->est, &c.slot, &ls->e, BPF_ANY);
 		return period;
 	}
-	return FAIR_SCAN_NS;
+	return AFCD_SCAN_PERIOD_NS;
 }
 
 /* Prometheus text format (exposition format 0.0.4): one family per

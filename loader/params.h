@@ -23,7 +23,8 @@
 #include "afcd_maps.h"
 #include "afcd_law.h"
 
-enum param_kind { P_ALGO, P_TIME, P_RATE, P_BYTES, P_U32, P_FLAG, P_CODEL_STATE, P_MILLI };
+enum param_kind { P_ALGO, P_TIME, P_RATE, P_BYTES, P_U32, P_FLAG, P_CODEL_STATE, P_MILLI,
+		  P_ISOLATE };
 
 /* A parameter value set by the operator, before derivation. limit_bytes
  * is an alternative to horizon (converted with the rate). */
@@ -60,8 +61,9 @@ static const struct param_def params_table[] = {
 	{ "stale_after",   P_TIME,  POFF(stale_after_ns),  "heartbeat age before the datapath falls back (default 1s)", 0 },
 	{ "exponent",      P_U32,   POFF(exponent),        "k in target*(m_fair/m_i)^k, 1..4 (default 3)", 0 },
 	{ "codel_state",   P_CODEL_STATE, POFF(flags),     "per-flow|global (default per-flow)", 0 },
-	{ "afd_floor",     P_FLAG,  POFF(flags),           "on|off: AFD drops above 1.25x fair share (default on)",
-	  AFCD_F_AFD_FLOOR },
+	{ "police",        P_FLAG,  POFF(flags),           "on|off: hold flows above the fair share at the fair rate (default on)",
+	  AFCD_F_POLICE },
+	{ "isolate",       P_ISOLATE, POFF(flags),         "flows|srchost|dsthost: what the fair share is per (default flows)", 0 },
 	{ "mtu",           P_U32,   POFF(mtu_bytes),       "largest packet, bytes (default 1514)", 0 },
 	{ "alpha",         P_MILLI, POFF(alpha_milli),     "AFD controller alpha (default 1.7)", 0 },
 	{ "beta",          P_MILLI, POFF(beta_milli),      "AFD controller beta (default 1.8)", 0 },
@@ -71,6 +73,13 @@ static const struct param_def params_table[] = {
 static const char *const algo_names[AFCD_ALGO__MAX] = {
 	"droptail", "codel", "afd", "afcd", "fall"
 };
+
+/* isolate: the name of the key the fair share is computed on. */
+static inline const char *isolate_name(__u32 flags)
+{
+	return (flags & AFCD_F_ISOLATE_SRC) ? "srchost" :
+	       (flags & AFCD_F_ISOLATE_DST) ? "dsthost" : "flows";
+}
 
 static inline int param_index(const char *name)
 {
@@ -262,6 +271,17 @@ static inline int param_set(struct params *p, const char *name, const char *val,
 			return -1;
 		}
 		break;
+	case P_ISOLATE:
+		p->c.flags &= ~(AFCD_F_ISOLATE_SRC | AFCD_F_ISOLATE_DST);
+		if (!strcmp(val, "srchost"))
+			p->c.flags |= AFCD_F_ISOLATE_SRC;
+		else if (!strcmp(val, "dsthost"))
+			p->c.flags |= AFCD_F_ISOLATE_DST;
+		else if (strcmp(val, "flows")) {
+			snprintf(err, errlen, "isolate: '%s' is not flows, srchost or dsthost", val);
+			return -1;
+		}
+		break;
 	case P_CODEL_STATE:
 		if (!strcmp(val, "global"))
 			p->c.flags |= AFCD_F_CODEL_GLOBAL;
@@ -296,8 +316,10 @@ static inline void params_overlay(struct params *base, const struct params *top)
 			continue;
 		switch (d->kind) {
 		case P_FLAG:
-		case P_CODEL_STATE: {
-			__u32 bit = d->kind == P_FLAG ? d->bit : AFCD_F_CODEL_GLOBAL;
+		case P_CODEL_STATE:
+		case P_ISOLATE: {
+			__u32 bit = d->kind == P_FLAG ? d->bit : d->kind == P_ISOLATE ?
+				    (AFCD_F_ISOLATE_SRC | AFCD_F_ISOLATE_DST) : AFCD_F_CODEL_GLOBAL;
 
 			base->c.flags = (base->c.flags & ~bit) | (top->c.flags & bit);
 			break;
@@ -346,8 +368,8 @@ static inline void params_complete(struct params *p)
 		c->alpha_milli = AFCD_DEF_ALPHA_MILLI;
 	if (!param_given(p, "beta"))
 		c->beta_milli = AFCD_DEF_BETA_MILLI;
-	if (!param_given(p, "afd_floor"))
-		c->flags |= AFCD_F_AFD_FLOOR;
+	if (!param_given(p, "police"))
+		c->flags |= AFCD_F_POLICE;
 	if (param_given(p, "limit") && c->rate_bps)
 		c->horizon_ns = (__u64)((double)p->limit_bytes * 8e9 / (double)c->rate_bps);
 	else if (!param_given(p, "horizon"))

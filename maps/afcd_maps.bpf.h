@@ -76,7 +76,16 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } afcd_global SEC(".maps");
 
-/* The loader's shadow-buffer scan per interface slot (anchor, flow counts). */
+/* Histogram of per-flow sample counts per interface slot (the water level's input). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, AFCD_MAX_IFACES);
+	__type(key, __u32);
+	__type(value, struct afcd_sb_hist);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} afcd_sb_hist SEC(".maps");
+
+/* The loader's heartbeat per interface slot (its pid, GC count). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, AFCD_MAX_IFACES);

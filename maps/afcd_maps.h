@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 2u
+#define AFCD_ABI_VERSION 3u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -47,6 +47,7 @@
 #define AFCD_MAP_GLOBAL   "afcd_global"
 #define AFCD_MAP_SCAN     "afcd_scan"
 #define AFCD_MAP_TIMER    "afcd_timer"
+#define AFCD_MAP_SB_HIST  "afcd_sb_hist"
 
 /* The ELF section of the classifier: tc filter ... bpf da obj afcd.bpf.o sec tc */
 #define AFCD_PROG_SEC "tc"
@@ -67,9 +68,9 @@
 /* Largest packet length used in tx = len * 8e9 / rate (bytes); longer
  * lengths are clamped, which keeps len * 8e9 below 2^63. */
 #define AFCD_LEN_MAX         (1u << 20)
+/* The loader's scan period (afcd_scan), ns: the ring spans ~window (1 s). */
+#define AFCD_SCAN_PERIOD_NS  50000000ULL
 
-/* afd_floor tolerance: flows up to 1.25 x m_fair are left to the CoDel law. */
-#define AFCD_AFD_FLOOR_SLACK_Q16 81920u
 
 /* ---- Parameters: ranges enforced by the loader ------------------------ */
 #define AFCD_RATE_MIN_BPS     1000ULL                 /* 1 kbit/s */
@@ -112,15 +113,25 @@ enum afcd_cfg_flags {
 	 * queue, per-flow target_i and first_above_time only (reference
 	 * sch_afcodel behaviour). Default is per-flow CoDel state. */
 	AFCD_F_CODEL_GLOBAL = 1u << 1,
-	/* afd_floor (afcd, fall): a flow whose share exceeds the fair share
-	 * by more than AFCD_AFD_FLOOR_SLACK is also dropped with AFD's
-	 * probability (1 - slack * m_fair/m_i), which holds it to slack x its
-	 * fair share whatever it does. The CoDel law alone raises a flow's
-	 * drop rate as sqrt(count)/interval and cannot hold a non-responsive
-	 * flow (measured: UDP at 1.5x the link kept 96 % against CUBIC);
-	 * flows within the slack, i.e. responsive ones near their share, are
-	 * left to the law. */
-	AFCD_F_AFD_FLOOR    = 1u << 2,
+	/* police (afcd, fall; default on): the fairness module's enforcement.
+	 * Each flow above the fair share is held to the fair rate on its own
+	 * virtual clock (struct afcd_flow.vt_ns, advanced by len * 8e9 /
+	 * fair_rate_bps per admitted packet): a packet that would put the
+	 * flow more than one interval ahead of that clock is dropped
+	 * (AFCD_S_POLICE_DROP), never CE-marked. Flows with at most one
+	 * sample in the shadow buffer ("mice") share one aggregate clock
+	 * (struct afcd_queue.mice_vt_ns), so a sender that rotates ports or
+	 * spoofs sources is held like one flow. The CoDel law alone raises
+	 * a flow's drop rate as sqrt(count)/interval and cannot hold a
+	 * non-responsive flow (docs/ALGORITHM.md sec. 4, "fairness module"). */
+	AFCD_F_POLICE       = 1u << 2,
+	/* isolate (ALGORITHM.md sec. 3): the key the fair share is computed
+	 * on. Neither bit: the 5-tuple (flows, the dissertation's default).
+	 * ISOLATE_SRC: the source address only (every flow of a host shares
+	 * one share, one CoDel state, one policer clock), as CAKE's srchost;
+	 * ISOLATE_DST: the destination address only (dsthost). At most one. */
+	AFCD_F_ISOLATE_SRC  = 1u << 3,
+	AFCD_F_ISOLATE_DST  = 1u << 4,
 	/* Loader bookkeeping, ignored by the datapath: */
 	AFCD_F_FQ_INSTALLED = 1u << 8,  /* the loader installed the root fq */
 	AFCD_F_LOADER_PROG  = 1u << 9,  /* the loader attached the filter */
@@ -131,8 +142,8 @@ enum afcd_cfg_flags {
 enum afcd_stat {
 	AFCD_S_PASSED = 0,       /* admitted (including marked) */
 	AFCD_S_PASSED_BYTES,     /* bytes admitted (wire length) */
-	AFCD_S_AQM_DROP,         /* dropped by the drop law (including AFD floor) */
-	AFCD_S_AFD_FLOOR_DROP,   /* of which: by the AFD floor (AFCD_F_AFD_FLOOR) */
+	AFCD_S_AQM_DROP,         /* dropped by the drop law (including the policer) */
+	AFCD_S_POLICE_DROP,      /* of which: by the fair-rate policer (AFCD_F_POLICE) */
 	AFCD_S_OVERLIMIT_DROP,   /* dropped: predicted sojourn > horizon */
 	AFCD_S_ECN_MARK,         /* CE-marked by the drop law instead of a drop */
 	AFCD_S_CE_THRESHOLD_MARK,/* CE-marked by ce_threshold */
@@ -166,6 +177,7 @@ enum afcd_verdict {
 	AFCD_V_MARK,       /* passed with CE set by the drop law */
 	AFCD_V_DROP_AQM,
 	AFCD_V_DROP_OVERLIMIT,
+	AFCD_V_DROP_POLICE,  /* the fair-rate policer (counted in AQM drops too) */
 };
 
 /* ---- Config: map afcd_cfg ---------------------------------------------
@@ -223,39 +235,46 @@ struct afcd_est {
 	__s64 ctrl_milli;       /* AFD controller correction c, samples * 1000 */
 	__s64 q_old_milli;      /* previous queue length, samples * 1000 */
 	__u64 refreshes;        /* number of refreshes written */
-	__u32 n_long;           /* FaLL's N: flows with >= 2 samples (from the scan) */
-	__u32 waterline;        /* anchor used: max-min fair share of the ring, samples */
+	__u32 n_long;           /* FaLL's N: flows with >= 2 samples (mice excluded) */
+	__u32 waterline;        /* anchor: max-min fair share of the shadow buffer for the
+				 * samples the link can carry, samples (0: nothing sampled) */
 	__u64 arrival_bps;      /* offered load, bits/s: EWMA of sampled bytes, tau window/2 */
+	__u64 fair_rate_bps;    /* policer rate m_fair * arrival / sb_size, bits/s;
+				 * 0 = no flow above the fair share (nobody policed) */
+	__u32 mice_samples;     /* samples held by flows with exactly one (the mice aggregate) */
+	__u32 refresher;        /* enum afcd_refresher of the last refresh */
 	/* the refresh step's memory between refreshes */
 	__u64 prev_t_ns;        /* time of the previous refresh */
 	__u64 prev_sampled;     /* queue astats[AFCD_A_SAMPLED] then, packets */
 	__u64 prev_passed;      /* queue stats[AFCD_S_PASSED] then, packets */
 	__u64 prev_sojourn_sum_ns; /* queue sojourn_sum_ns then */
 	__u64 busy_ns;          /* time spent in the kernel refresh step (timer), ns */
-	__u32 refresher;        /* enum afcd_refresher of the last refresh */
-	__u32 pad;
 };
-_Static_assert(sizeof(struct afcd_est) == 112, "afcd_est ABI");
+_Static_assert(sizeof(struct afcd_est) == 120, "afcd_est ABI");
 
 /* ---- Shadow-buffer scan: map afcd_scan -----------------------------------
  * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_scan. Written by
- * the loader process after each scan of the ring (every 50 ms): the
- * max-min fair share of the samples the link can carry (the anchor of the
- * AFD controller) and the flow counts. Read by the refresh step. The
- * kernel refresh stops (and zeroes afcd_est.heartbeat_ns, so that the
- * datapath falls back) when heartbeat_ns is older than stale_after_ns:
- * a killed loader leaves no refresher behind.
+ * the loader process every AFCD_SCAN_PERIOD_NS: the max-min water level
+ * of the shadow buffer for the samples the link can carry (the AFD
+ * controller's anchor) and the flow counts, from the histogram of
+ * per-flow sample counts the datapath keeps (afcd_sb_hist: one 16 KiB
+ * read, no ring read, no sort). Read by the refresh step. The kernel
+ * refresh stops (and zeroes afcd_est.heartbeat_ns, so that the datapath
+ * falls back) when heartbeat_ns is older than stale_after_ns: a killed
+ * loader leaves no refresher behind.
  */
 struct afcd_scan {
 	__u64 heartbeat_ns;     /* CLOCK_MONOTONIC time of the loader's last scan, 0 = none */
 	__u64 scans;            /* scans written */
 	__u64 gc_deleted;       /* idle flow-state entries deleted by the loader's GC */
 	__u32 waterline;        /* max-min fair share of the ring, samples; 0 = no samples */
-	__u32 n_ring;           /* distinct flows in the ring */
-	__u32 n_long;           /* flows with >= 2 samples in the ring (FaLL's N) */
+	__u32 max_count;        /* largest entity's samples (a flow or the mice aggregate) */
+	__u32 n_long;           /* flows with >= 2 samples (FaLL's N) */
+	__u32 mice;             /* samples of flows holding exactly one (one entity) */
 	__u32 loader_pid;       /* pid of the loader scanning this slot, 0 = none */
+	__u32 pad;
 };
-_Static_assert(sizeof(struct afcd_scan) == 40, "afcd_scan ABI");
+_Static_assert(sizeof(struct afcd_scan) == 48, "afcd_scan ABI");
 
 /* ---- Refresh timer: map afcd_timer ----------------------------------------
  * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_timer: the BPF
@@ -354,11 +373,12 @@ struct afcd_queue {
 	__u32 ifindex;           /* owner of this slot, written by the configuring tool */
 	__u32 pad;
 	__u64 sojourn_sum_ns;    /* sum of the predicted sojourn of admitted packets
-				  * (with stats[AFCD_S_PASSED]: the loader's mean queue) */
+				  * (with stats[AFCD_S_PASSED]: the refresh step's mean queue) */
+	__u64 mice_vt_ns;        /* policer clock of the mice aggregate (AFCD_F_POLICE) */
 	__u64 stats[AFCD_S__MAX];   /* enum afcd_stat, under the lock */
 	__u64 astats[AFCD_A__MAX];  /* enum afcd_astat, atomic */
 };
-_Static_assert(sizeof(struct afcd_queue) == 88 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX,
+_Static_assert(sizeof(struct afcd_queue) == 96 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX,
 	       "afcd_queue ABI");
 
 /* ---- Flow key ------------------------------------------------------------
@@ -394,10 +414,12 @@ struct afcd_flow {
 	__u64 marks;           /* CE marks (drop law and ce_threshold) */
 	__u64 last_sojourn_ns; /* predicted sojourn of its last packet */
 	__u64 target_ns;       /* last target_i (U64_MAX: never dropped, m_i < m_fair) */
+	__u64 vt_ns;           /* policer clock: departure at the fair rate of its last
+				  * admitted packet (AFCD_F_POLICE; unused while a mouse) */
 	__u32 m_i;             /* samples in the shadow buffer (atomic) */
 	__u32 last_verdict;    /* enum afcd_verdict of its last packet */
 };
-_Static_assert(sizeof(struct afcd_flow) == 104, "afcd_flow ABI");
+_Static_assert(sizeof(struct afcd_flow) == 112, "afcd_flow ABI");
 
 /* ---- Shadow buffer: maps afcd_sb_ring and afcd_sb_count -----------------
  * afcd_sb_ring: BPF_MAP_TYPE_ARRAY indexed by slot, value the ring of
@@ -411,5 +433,18 @@ struct afcd_sb_ring {
 	struct afcd_flow_key slot[AFCD_SB_SIZE_MAX];
 };
 _Static_assert(sizeof(struct afcd_sb_ring) == 44 * AFCD_SB_SIZE_MAX, "afcd_sb_ring ABI");
+
+/* afcd_sb_hist: BPF_MAP_TYPE_ARRAY indexed by slot, value struct
+ * afcd_sb_hist: n[c] = number of flows holding exactly c samples of the
+ * interface's ring (c = 1..AFCD_SB_SIZE_MAX; n[0] unused). The datapath
+ * keeps it in step with afcd_sb_count at every sample (atomically, from
+ * the old count each change returns); the loader's scan computes the
+ * max-min water level from it without reading the ring or sorting:
+ * sum_c n[c] = N, and n[1] is the mice aggregate.
+ */
+struct afcd_sb_hist {
+	__u32 n[AFCD_SB_SIZE_MAX + 1];
+};
+_Static_assert(sizeof(struct afcd_sb_hist) == 4 * (AFCD_SB_SIZE_MAX + 1), "afcd_sb_hist ABI");
 
 #endif /* AFCD_MAPS_H */

@@ -19,7 +19,7 @@ AFCD = os.path.join(BUILD, "afcd")
 BPF_OBJ = os.path.join(BUILD, "afcd.bpf.o")
 PIN_DIR = "/sys/fs/bpf/tc/globals"
 PIN_NAMES = ["afcd_cfg", "afcd_est", "afcd_queue", "afcd_flows", "afcd_sb_ring",
-             "afcd_sb_count", "afcd_global", "afcd_scan", "afcd_timer"]
+             "afcd_sb_count", "afcd_global", "afcd_scan", "afcd_timer", "afcd_sb_hist"]
 
 
 def sh(cmd, check=True, timeout=60, **kw):

@@ -347,3 +347,31 @@ def test_afcd_top_names_real_flows(pair):
     assert any("198.18.0.2:5201" in l for l in flows), top
     # the second frame measures a rate for the bulk flow
     assert any("Mbit" in l.split()[4] for l in flows if len(l.split()) > 4), top
+
+
+def test_isolate_and_police_params(pair):
+    """isolate and police are parameters like the others: set at attach,
+    changed live, shown by stats -j and afcd params, refused when bad."""
+    a, b = pair
+    p = start_loader(a, "v0", "rate", RATE, "isolate", "srchost", "--skip-fq-check")
+    try:
+        c = afcd_stats(a, "v0", flows=False)["config"]
+        assert (c["isolate"], c["police"]) == ("srchost", True)
+        assert (c["alpha"], c["beta"]) == (1.7, 1.8)
+        # with srchost, every flow of a host is one entry keyed by its address
+        traffic(a, b)
+        s = afcd_stats(a, "v0")
+        assert all(f["sport"] == 0 and f["dport"] == 0 and f["dst"] in ("0.0.0.0", "::")
+                   for f in s["flows"]), s["flows"]
+        assert {f["src"] for f in s["flows"]} >= {"198.18.0.1", "fd00::1"}
+        afcd(a, "set", "v0", "isolate", "dsthost", "police", "off")
+        c = afcd_stats(a, "v0", flows=False)["config"]
+        assert (c["isolate"], c["police"]) == ("dsthost", False)
+        r = afcd(a, "set", "v0", "isolate", "hosts", check=False)
+        assert r.returncode != 0 and "isolate" in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
+        assert afcd_stats(a, "v0", flows=False)["config"]["isolate"] == "dsthost"
+    finally:
+        stop(p)
+    out = afcd(None, "params").stdout
+    assert "isolate" in out and "police" in out

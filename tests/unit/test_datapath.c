@@ -632,59 +632,6 @@ static void test_target_i_from_estimate(void)
 	unload();
 }
 
-/* A non-responsive heavy flow (3 of 4 packets, offered with the light one
- * at 2x the rate): the CoDel law alone grows its drop rate as
- * sqrt(count)/interval; with afd_floor the flow also loses
- * 1 - 1.25 m_fair/m_i = 1 - 62.5/75 = 1/6 of its packets. */
-static double heavy_drop_fraction(int floor)
-{
-	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
-	struct pkt_spec a = pkt_tcp4(1111, 1514), b = pkt_tcp4(2222, 1514);
-	__u64 now = 1000 * MS;
-	int i, sent = 0, dropped = 0, drops_b = 0;
-
-	if (load()) {
-		CHECK(0, "load");
-		return -1;
-	}
-	c.interval_ns = 20 * MS;
-	c.horizon_ns = 5000 * MS;
-	c.sample_bytes = 1;
-	c.sb_size = 100;
-	c.flags = floor ? AFCD_F_AFD_FLOOR : 0;
-	set_cfg(1, &c);
-	for (i = 0; i < 4000; i++, now += 60 * US) {
-		int is_b = (i % 4) == 3;
-		int v;
-
-		set_now(now);
-		set_est(1, 50, 0);
-		v = run(is_b ? &b : &a, NULL);
-		if (is_b) {
-			drops_b += v == TC_ACT_SHOT;
-		} else if (i >= 2000) {       /* second half: steady state */
-			sent++;
-			dropped += v == TC_ACT_SHOT;
-		}
-	}
-	CHECK_EQ(drops_b, 0);
-	if (floor)
-		CHECK(get_queue(1).stats[AFCD_S_AFD_FLOOR_DROP] > 0, "floor drops counted");
-	else
-		CHECK_EQ(get_queue(1).stats[AFCD_S_AFD_FLOOR_DROP], 0);
-	unload();
-	return (double)dropped / sent;
-}
-
-static void test_afd_floor_holds_unresponsive_flow(void)
-{
-	double with = heavy_drop_fraction(1), without = heavy_drop_fraction(0);
-
-	printf("    heavy flow drop fraction: %.3f with afd_floor, %.3f without\n", with, without);
-	CHECK(with > 0.16 && with < 0.30, "with floor %.3f (floor alone: 0.167)", with);
-	CHECK(without < 0.15, "without floor %.3f", without);
-}
-
 /* ---- FaLL ----------------------------------------------------------------- */
 
 static __u64 fall_target_for_n(int n)
@@ -1163,6 +1110,19 @@ static __u64 mono_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
+/* What the loader's scan writes for a histogram and a capacity. */
+static void scan_from_hist(const struct afcd_sb_hist *h, __u32 sb_size, __u64 capacity,
+			   struct afcd_scan *sc)
+{
+	struct afcd_water w;
+
+	afcd_waterfill_hist(h->n, sb_size, capacity, &w);
+	sc->waterline = w.level;
+	sc->max_count = w.max_count;
+	sc->n_long = w.n_long;
+	sc->mice = w.mice;
+}
+
 static void put_scan(__u32 ifindex, const struct afcd_scan *sc)
 {
 	__u32 slot = slot_of(ifindex);
@@ -1186,7 +1146,8 @@ static struct afcd_est get_est(__u32 ifindex)
 static void test_ctl_refresh_matches_host(void)
 {
 	struct afcd_config c = cfg_base(AFCD_ALGO_FALL);
-	struct afcd_scan sc = { .heartbeat_ns = 1, .waterline = 300, .n_long = 9, .n_ring = 12 };
+	struct afcd_scan sc = { .heartbeat_ns = 1 };
+	static struct afcd_sb_hist h;
 	struct afcd_est host = {0};
 	struct afcd_queue q;
 	__u32 slot = slot_of(1);
@@ -1201,6 +1162,11 @@ static void test_ctl_refresh_matches_host(void)
 	set_cfg(1, &c);
 	c.slot = slot;
 	c.ifindex = 1;
+	put_scan(1, &sc);
+	h.n[1] = 3;       /* 3 mice, 9 long flows: 150 x 3, 300 x 6 */
+	h.n[150] = 3;
+	h.n[300] = 6;
+	scan_from_hist(&h, 2000, 1500, &sc);
 	put_scan(1, &sc);
 	for (i = 0; i < 50; i++) {
 		__u64 now = 1000 * MS + (__u64)i * MS;
@@ -1263,7 +1229,8 @@ static void test_ctl_refresh_matches_host(void)
 static void test_ctl_timer_refreshes_and_stops(void)
 {
 	struct afcd_config c = cfg_base(AFCD_ALGO_FALL);
-	struct afcd_scan sc = { .waterline = 100, .n_long = 4 };
+	struct afcd_scan sc = {0};
+	static struct afcd_sb_hist h;
 	__u32 slot = slot_of(1);
 	struct afcd_est e;
 	__u64 r1, t0;
@@ -1274,6 +1241,9 @@ static void test_ctl_timer_refreshes_and_stops(void)
 	c.stale_after_ns = 300 * MS;
 	set_cfg(1, &c);
 	sc.heartbeat_ns = mono_ns();
+	put_scan(1, &sc);
+	h.n[25] = 4;                  /* 4 long flows */
+	scan_from_hist(&h, 2000, 2000, &sc);
 	put_scan(1, &sc);
 	t0 = mono_ns();
 	CHECK_EQ(ctl_op(AFCD_CTL_ARM, 1, slot, 0, 0, NULL), 0);
@@ -1348,6 +1318,200 @@ static void test_ctl_gc_idle_flows(void)
 	unload_ctl();
 }
 
+/* ---- Fairness against non-responsive senders, open loop ----------------
+ *
+ * The issue-9 scenario on the datapath itself: a 10 Mbit/s virtual queue,
+ * a legitimate sender at 5 Mbit/s and an attacker at 15 Mbit/s (1500-byte
+ * frames unless said), for 8 s of injected clock, with the refresh step
+ * (the control program's REFRESH, the same code the BPF timer runs) every
+ * 10 ms between the packets, as the loader's timer would. The legitimate
+ * sender's admitted rate over the last 4 s is the result. Drop-tail (EDT
+ * and the horizon only) is run in the same test as the reference: there
+ * the queue sits at the horizon and each sender gets its share of the
+ * offered load (legit ~2.5 Mbit/s).
+ */
+enum { ROT_NONE, ROT_PORTS, ROT_SADDR };
+
+struct ol_src {
+	struct pkt_spec s;
+	double rate_bps;
+	int rotate;            /* enum above: a new 5-tuple for every packet */
+	double next_s;
+	__u64 admitted_late;   /* bytes admitted in the measured window */
+	__u32 seq;
+};
+
+static __u64 ol_rng;
+
+static double open_loop(__u32 algo, __u32 flags, struct ol_src *src, int n)
+{
+	struct afcd_config c = cfg_base(algo);
+	const double secs = 8.0, from = 4.0;
+	double next_refresh = 0.0;
+	struct afcd_scan sc = {0};
+	__u32 slot = slot_of(1);
+	int i, refreshes = 0;
+
+	if (load() || load_ctl()) {
+		CHECK(0, "load");
+		return -1;
+	}
+	c.rate_bps = 10000000ULL;
+	c.sb_size = 2000;
+	c.window_ns = 1000 * MS;
+	c.sample_bytes = c.rate_bps / 8 / c.sb_size;     /* as the loader derives it */
+	c.alpha_milli = AFCD_DEF_ALPHA_MILLI;
+	c.beta_milli = AFCD_DEF_BETA_MILLI;
+	c.update_period_ns = 10 * MS;
+	c.flags = flags;
+	set_cfg(1, &c);
+	ol_rng = 42;
+	for (i = 0; i < n; i++) {
+		src[i].next_s = 0.0001 * i;
+		src[i].admitted_late = 0;
+		src[i].seq = 0;
+	}
+	for (;;) {
+		struct ol_src *x = &src[0];
+		__u8 buf[PKT_MAX];
+		__u64 now;
+		int len;
+
+		for (i = 1; i < n; i++)
+			if (src[i].next_s < x->next_s)
+				x = &src[i];
+		if (x->next_s >= secs)
+			break;
+		while (next_refresh <= x->next_s) {
+			if (++refreshes % 5 == 0) {      /* the loader's scan, every 50 ms */
+				static struct afcd_sb_hist h;
+				struct afcd_est e = get_est(1);
+
+				bpf_map__lookup_elem(skel->maps.afcd_sb_hist, &slot, 4, &h,
+						     sizeof(h), 0);
+				scan_from_hist(&h, c.sb_size,
+					       afcd_sb_capacity(c.sb_size, c.rate_bps,
+								e.arrival_bps), &sc);
+				put_scan(1, &sc);
+			}
+			ctl_op(AFCD_CTL_REFRESH, 1, slot, 1000 * MS + (__u64)(next_refresh * 1e9),
+			       0, NULL);
+			next_refresh += 0.010;
+		}
+		now = 1000 * MS + (__u64)(x->next_s * 1e9);
+		set_now(now);
+		x->seq++;
+		if (x->rotate == ROT_PORTS)
+			x->s.sport = (__u16)(10000 + x->seq);
+		else if (x->rotate == ROT_SADDR)
+			x->s.src4 = 0xC6130000u + (x->seq & 0xffff);
+		len = pkt_build(buf, &x->s);
+		if (run_if(buf, len, 1, NULL) == TC_ACT_OK && x->next_s >= from)
+			x->admitted_late += (__u64)len;
+		/* Poisson arrivals at the sender's rate: strictly periodic senders
+		 * phase-lock with a full EDT queue and hide the horizon's
+		 * sharing (measured: drop-tail gave one sender all or nothing) */
+		ol_rng = ol_rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		x->next_s += -log(((ol_rng >> 11) + 1) * (1.0 / 9007199254740993.0)) *
+			     len * 8.0 / x->rate_bps;
+	}
+	unload_ctl();
+	return src[0].admitted_late * 8.0 / (secs - from);   /* src[0]: the legitimate one */
+}
+
+/* src[0]: one TCP-like 5-tuple at 5 Mbit/s from 198.18.0.1; src[1]: the
+ * attacker at 15 Mbit/s from 198.18.0.9 with the given rotation and
+ * frame size. */
+static double legit_rate(__u32 algo, __u32 flags, int rotate, int attacker_len)
+{
+	struct ol_src src[2];
+
+	memset(src, 0, sizeof(src));
+	src[0].s = pkt_tcp4(1111, 1514);
+	src[0].rate_bps = 5e6;
+	src[1].s = pkt_tcp4(2222, attacker_len);
+	src[1].s.proto = 17;
+	src[1].s.src4 = 0xC6120009;
+	src[1].rate_bps = 15e6;
+	src[1].rotate = rotate;
+	return open_loop(algo, flags, src, 2);
+}
+
+static void fairness_case(const char *what, int rotate, int attacker_len, double dt_lo,
+			  double dt_hi)
+{
+	double dt = legit_rate(AFCD_ALGO_DROPTAIL, 0, rotate, attacker_len);
+	double afcd = legit_rate(AFCD_ALGO_AFCD, AFCD_F_POLICE, rotate, attacker_len);
+	double fall = legit_rate(AFCD_ALGO_FALL, AFCD_F_POLICE, rotate, attacker_len);
+
+	printf("    %-28s legit Mbit/s: droptail %.2f  afcd %.2f  fall %.2f\n", what,
+	       dt / 1e6, afcd / 1e6, fall / 1e6);
+	/* expected: drop-tail shares by offered load, ~2.5 of 10 (against
+	 * small frames it starves: a 1514-byte frame needs 1.2 ms of room below
+	 * the horizon, a 64-byte one 51 us); AFCD and FaLL give the legitimate
+	 * sender its 5 Mbit/s max-min share (4 is the bound of the issue,
+	 * under the estimate's noise) */
+	CHECK(dt >= dt_lo && dt <= dt_hi, "droptail %.0f", dt);
+	CHECK(afcd >= 4.0e6, "afcd %.0f", afcd);
+	CHECK(fall >= 4.0e6, "fall %.0f", fall);
+}
+
+/* Expected result: a UDP flood at 1.5x the rate (one 5-tuple) leaves the
+ * 5 Mbit/s sender at least 4 Mbit/s under AFCD and FaLL (drop-tail ~2.5). */
+static void test_fair_udp_flood(void)
+{
+	fairness_case("udp flood 1.5x", ROT_NONE, 1514, 1.5e6, 3.5e6);
+}
+
+/* Expected result: the attacker changes its source port every packet, so
+ * every 5-tuple holds at most one sample: the mice aggregate is policed as
+ * one flow, and the legitimate sender keeps at least 4 Mbit/s. */
+static void test_fair_rotating_ports(void)
+{
+	fairness_case("rotating ports", ROT_PORTS, 1514, 1.5e6, 3.5e6);
+}
+
+/* Expected result: a new source address every packet: as above. */
+static void test_fair_spoofed_sources(void)
+{
+	fairness_case("spoofed sources", ROT_SADDR, 1514, 1.5e6, 3.5e6);
+}
+
+/* Expected result: shares are bytes, not packets: an attacker of 64-byte
+ * frames at 15 Mbit/s (29k packets/s) does not take more than its byte
+ * share from a sender of 1514-byte frames. */
+static void test_fair_small_packets(void)
+{
+	fairness_case("64-byte flood", ROT_NONE, 64, 0, 1.0e6);
+}
+
+/* Expected result: with isolate srchost the attacker's 8 flows from one
+ * host (and its rotating ports) make one share: the legitimate host keeps
+ * at least 4 Mbit/s; with the default (per 5-tuple) the 8 flows of the
+ * attacking host take 8 shares of 9. */
+static void test_fair_isolate_srchost(void)
+{
+	struct ol_src src[9];
+	double per_flow, per_host;
+	int i;
+
+	memset(src, 0, sizeof(src));
+	src[0].s = pkt_tcp4(1111, 1514);
+	src[0].rate_bps = 5e6;
+	for (i = 1; i < 9; i++) {
+		src[i].s = pkt_tcp4((__u16)(2000 + i), 1514);
+		src[i].s.src4 = 0xC6120009;
+		src[i].rate_bps = 15e6 / 8;
+		src[i].rotate = i == 8 ? ROT_PORTS : ROT_NONE;
+	}
+	per_flow = open_loop(AFCD_ALGO_AFCD, AFCD_F_POLICE, src, 9);
+	per_host = open_loop(AFCD_ALGO_AFCD, AFCD_F_POLICE | AFCD_F_ISOLATE_SRC, src, 9);
+	printf("    8 flows from one host        legit Mbit/s: isolate flows %.2f  srchost %.2f\n",
+	       per_flow / 1e6, per_host / 1e6);
+	CHECK(per_host >= 4.0e6, "srchost %.0f", per_host);
+	CHECK(per_flow < 2.5e6, "flows %.0f", per_flow);
+}
+
 int main(int argc, char **argv)
 {
 	filter = argc > 1 ? argv[1] : NULL;
@@ -1366,7 +1530,6 @@ int main(int argc, char **argv)
 	TEST(test_codel_law_in_datapath);
 	TEST(test_codel_state_global_vs_per_flow);
 	TEST(test_target_i_from_estimate);
-	TEST(test_afd_floor_holds_unresponsive_flow);
 	TEST(test_fall_global_target_n);
 	TEST(test_fall_uses_loader_estimate);
 	TEST(test_fall_gate1_blocks);
@@ -1380,5 +1543,10 @@ int main(int argc, char **argv)
 	TEST(test_ctl_refresh_matches_host);
 	TEST(test_ctl_timer_refreshes_and_stops);
 	TEST(test_ctl_gc_idle_flows);
+	TEST(test_fair_udp_flood);
+	TEST(test_fair_rotating_ports);
+	TEST(test_fair_spoofed_sources);
+	TEST(test_fair_small_packets);
+	TEST(test_fair_isolate_srchost);
 	return test_summary();
 }

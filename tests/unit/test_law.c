@@ -208,11 +208,36 @@ static void test_afd_probability(void)
 	CHECK_EQ(afcd_afd_drop_q16(100, 50), 0);
 	CHECK_EQ(afcd_afd_drop_q16(100, 0), 0);
 	CHECK_EQ(afcd_afd_drop_q16(1, 4096), 65536 - 16);
-	/* the floor leaves flows up to 1.25 x fair share alone */
-	CHECK_EQ(afcd_afd_floor_q16(100, 125, AFCD_AFD_FLOOR_SLACK_Q16), 0);
-	CHECK_EQ(afcd_afd_floor_q16(100, 120, AFCD_AFD_FLOOR_SLACK_Q16), 0);
-	CHECK_EQ(afcd_afd_floor_q16(100, 250, AFCD_AFD_FLOOR_SLACK_Q16), 32768);
-	CHECK_EQ(afcd_afd_floor_q16(100, 0, AFCD_AFD_FLOOR_SLACK_Q16), 0);
+}
+
+/* The policer: at or below the fair rate a flow never builds a lead; far
+ * above it, it is held to the fair rate plus one lead's worth. */
+static void test_police_law(void)
+{
+	__u64 vt = 0, next, now, admitted;
+	int i;
+
+	/* expected: the first packet at an idle clock starts now */
+	CHECK_EQ(afcd_police(0, 1000, 100, 500, &next), 0);
+	CHECK_EQ(next, 1100);
+	/* expected: 600 ns ahead with a 500 ns lead: dropped */
+	CHECK_EQ(afcd_police(1600, 1000, 100, 500, &next), 1);
+	CHECK_EQ(afcd_police(1500, 1000, 100, 500, &next), 0);
+	/* expected: offered at 3x the fair rate for 1 s (tx 300 us per packet at
+	 * the fair rate, one every 100 us): 1/3 admitted, plus the lead */
+	admitted = 0;
+	for (i = 0, now = 0; i < 10000; i++, now += 100000) {
+		if (!afcd_police(vt, now, 300000, 100000000ULL, &next)) {
+			vt = next;
+			admitted++;
+		}
+	}
+	CHECK(admitted >= 3333 && admitted <= 3333 + 334, "admitted %llu",
+	      (unsigned long long)admitted);
+	/* expected: offered at 0.9x the fair rate: never dropped */
+	vt = 0;
+	for (i = 0, now = 0; i < 10000; i++, now += 100000)
+		CHECK(!afcd_police(vt, now, 90000, 1000, &vt), "drop at %d", i);
 }
 
 static void test_sampling_probability(void)
@@ -314,18 +339,90 @@ static void test_afd_controller(void)
 	CHECK_EQ(afcd_backlog_milli_samples(8000000, 100000000, 100), 1000000);
 }
 
+static void hist_of(__u32 *n, const __u32 *counts, int k)
+{
+	memset(n, 0, sizeof(__u32) * (AFCD_SB_SIZE_MAX + 1));
+	while (k--)
+		n[counts[k]]++;
+}
+
 static void test_waterfill_max_min(void)
 {
+	static __u32 n[AFCD_SB_SIZE_MAX + 1];
 	const __u32 two[] = { 586, 1414 }, four[] = { 10, 20, 600, 1370 };
+	struct afcd_water w;
+	int i;
 
-	/* UDP 1414 + CUBIC 586 samples, link carries 2/3 of the offered load */
-	CHECK_EQ(afcd_waterfill(two, 2, 1333), 747);
-	/* everything fits: nobody above fair share */
-	CHECK_EQ(afcd_waterfill(two, 2, 2000), 1414);
-	/* small flows keep theirs, the rest split what is left */
-	CHECK_EQ(afcd_waterfill(four, 4, 1000), 485);
-	CHECK_EQ(afcd_waterfill(four, 4, 3), 1);
-	CHECK_EQ(afcd_waterfill(four, 0, 1000), 0);
+	/* expected: UDP 1414 + CUBIC 586 samples, the link carries 2/3 of the
+	 * offered load: CUBIC keeps its 586, UDP gets the remaining 747 */
+	hist_of(n, two, 2);
+	afcd_waterfill_hist(n, 2000, 1333, &w);
+	CHECK_EQ(w.level, 747);
+	CHECK_EQ(w.fits, 0);
+	CHECK_EQ(w.n_flows, 2);
+	CHECK_EQ(w.n_long, 2);
+	CHECK_EQ(w.max_count, 1414);
+	/* expected: everything fits: the level is the largest count */
+	afcd_waterfill_hist(n, 2000, 2000, &w);
+	CHECK_EQ(w.level, 1414);
+	CHECK_EQ(w.fits, 1);
+	/* expected: small flows keep theirs, the rest split what is left */
+	hist_of(n, four, 4);
+	afcd_waterfill_hist(n, 2000, 1000, &w);
+	CHECK_EQ(w.level, 485);
+	afcd_waterfill_hist(n, 2000, 3, &w);
+	CHECK_EQ(w.level, 1);
+	hist_of(n, four, 0);
+	afcd_waterfill_hist(n, 2000, 1000, &w);
+	CHECK_EQ(w.level, 0);
+	CHECK_EQ(w.n_flows, 0);
+	/* expected: a legitimate flow (1000 samples) against 1000 rotating
+	 * 5-tuples of one sample each, capacity half the offered load: the mice
+	 * are ONE entity, so the level is 500, not 1 */
+	memset(n, 0, sizeof(n));
+	n[1000] = 1;
+	n[1] = 1000;
+	afcd_waterfill_hist(n, 2000, 1000, &w);
+	CHECK_EQ(w.level, 500);
+	CHECK_EQ(w.mice, 1000);
+	CHECK_EQ(w.n_flows, 1001);
+	CHECK_EQ(w.n_long, 1);
+	CHECK_EQ(w.max_count, 1000);
+	/* expected: a few mice below the level keep theirs */
+	n[1] = 20;
+	n[980] = 1;
+	n[1000] = 1;
+	afcd_waterfill_hist(n, 2000, 1000, &w);
+	CHECK_EQ(w.level, 490);
+	/* against the sort-based definition on random histograms */
+	srand(7);
+	for (i = 0; i < 200; i++) {
+		__u32 counts[64], k = 1 + rand() % 60, j, cap = 1 + rand() % 2500, want;
+		__u64 rem = cap;
+
+		for (j = 0; j < k; j++)
+			counts[j] = 2 + rand() % 300;
+		hist_of(n, counts, k);
+		afcd_waterfill_hist(n, 2000, cap, &w);
+		/* sort ascending, fill */
+		for (j = 1; j < k; j++)
+			for (__u32 m = j; m > 0 && counts[m - 1] > counts[m]; m--) {
+				__u32 t = counts[m];
+				counts[m] = counts[m - 1];
+				counts[m - 1] = t;
+			}
+		want = counts[k - 1];
+		for (j = 0; j < k; j++) {
+			__u64 share = rem / (k - j);
+
+			if (counts[j] > share) {
+				want = share ? (__u32)share : 1;
+				break;
+			}
+			rem -= counts[j];
+		}
+		CHECK_EQ(w.level, want);
+	}
 }
 
 /* Signed division without signed instructions matches C's. */
@@ -393,7 +490,20 @@ static void test_rate_ewma(void)
 	CHECK_EQ(afcd_sb_capacity(2000, 1000, ~0ULL), 1);
 }
 
-/* The refresh step: controller, FaLL target, heartbeat, memory. */
+/* The loader's scan of a histogram for a capacity (loader/afcd.c). */
+static void scan_of(const struct afcd_sb_hist *h, __u64 capacity, struct afcd_scan *sc)
+{
+	struct afcd_water w;
+
+	afcd_waterfill_hist(h->n, 2000, capacity, &w);
+	sc->waterline = w.level;
+	sc->max_count = w.max_count;
+	sc->n_long = w.n_long;
+	sc->mice = w.mice;
+}
+
+/* The refresh step: water level, controller, fair rate, FaLL target,
+ * heartbeat, memory. */
 static void test_refresh_step(void)
 {
 	struct afcd_config c = {
@@ -403,24 +513,29 @@ static void test_refresh_step(void)
 		.mtu_bytes = 1514, .alpha_milli = 1700, .beta_milli = 1800,
 	};
 	struct afcd_queue q = { .n_active = 4 };
-	struct afcd_scan sc = { .waterline = 400, .n_long = 4, .n_ring = 5 };
+	static struct afcd_sb_hist h;
+	const __u32 counts[] = { 100, 200, 300, 1400 };
+	struct afcd_scan sc = {0};
 	struct afcd_est e = {0};
 	__u64 now = 1000000000ULL;
 	__u32 m0;
 
-	/* first refresh: no history, empty queue, Q = 0 < Q_target: m_fair
-	 * above the anchor; heartbeat and counters */
+	hist_of(h.n, counts, 4);
+	scan_of(&h, 2000, &sc);
+	/* expected: first refresh, no offered load yet, empty queue: the
+	 * level is the largest count, m_fair above it, nobody policed */
 	afcd_refresh(&c, &q, &sc, &e, now);
 	CHECK_EQ(e.heartbeat_ns, now);
 	CHECK_EQ(e.refreshes, 1);
-	CHECK_EQ(e.waterline, 400);
-	CHECK(e.m_fair > 400, "m_fair %u", e.m_fair);
+	CHECK_EQ(e.waterline, 1400);
+	CHECK(e.m_fair > 1400, "m_fair %u", e.m_fair);
+	CHECK_EQ(e.fair_rate_bps, 0);
 	/* FaLL: RTT / sqrt(n_long) = 20 ms / 2 */
 	CHECK_EQ(e.global_target_ns, 10000000ULL);
 	m0 = e.m_fair;
-	/* 10 ms later: 2000 packets passed with a mean sojourn of 20 ms
-	 * (above the 5 ms target) and 160 samples = 1 Mbyte = 800 Mbit/s
-	 * instantaneous: m_fair falls, the offered load rises */
+	/* expected: 10 ms later, 2000 packets passed with a mean sojourn of
+	 * 20 ms (above the 5 ms target) and 160 samples = 1 Mbyte = 800
+	 * Mbit/s instantaneous: m_fair falls, the offered load rises */
 	q.stats[AFCD_S_PASSED] = 2000;
 	q.sojourn_sum_ns = 2000 * 20000000ULL;
 	q.astats[AFCD_A_SAMPLED] = 160;
@@ -431,22 +546,35 @@ static void test_refresh_step(void)
 	CHECK(e.arrival_bps > 10000000ULL && e.arrival_bps < 20000000ULL,
 	      "arrival %llu (800 Mbit/s * 10/(10+500))", (unsigned long long)e.arrival_bps);
 	CHECK_EQ(e.prev_passed, 2000);
-	/* again: now the mean sojourn of the interval drives Q */
-	q.stats[AFCD_S_PASSED] = 4000;
+	/* expected: offered 200 Mbit/s on a 100 Mbit/s link: capacity 1000 of
+	 * 2000 samples: 100, 200 and 300 fit, the largest gets 400 */
+	e.arrival_bps = 200000000ULL;
+	scan_of(&h, afcd_sb_capacity(2000, c.rate_bps, e.arrival_bps), &sc);
+	e.ctrl_milli = 0;
+	e.q_old_milli = 0;
+	q.stats[AFCD_S_PASSED] = 4000;   /* mean sojourn 0 this time: Q = 0 */
+	afcd_refresh(&c, &q, &sc, &e, now + 10000000ULL);
+	CHECK_EQ(e.waterline, 400);
+	CHECK(e.m_fair >= 400 && e.m_fair < 1400, "m_fair %u", e.m_fair);
+	/* the fair rate is the rate of a flow holding m_fair samples */
+	CHECK_EQ(e.fair_rate_bps, (__u64)e.m_fair * e.arrival_bps / 2000);
+	/* expected: the controller lowers m_fair while the queue is high */
+	q.stats[AFCD_S_PASSED] = 6000;
 	q.sojourn_sum_ns += 2000 * 20000000ULL;
 	m0 = e.m_fair;
 	afcd_refresh(&c, &q, &sc, &e, now + 20000000ULL);
 	CHECK(e.m_fair < m0, "m_fair %u, was %u", e.m_fair, m0);
 	CHECK(e.q_old_milli > 0, "Q %lld", (long long)e.q_old_milli);
-	/* without a scan the anchor is sb_size / N */
-	sc.waterline = 0;
-	sc.n_long = 0;
+	/* expected: with no samples the anchor is sb_size / N */
+	memset(&h, 0, sizeof(h));
+	scan_of(&h, 2000, &sc);
 	afcd_refresh(&c, &q, &sc, &e, now + 30000000ULL);
 	CHECK(e.m_fair <= 500 * 7 / 4 && e.m_fair >= 500 / 4, "m_fair %u", e.m_fair);
 	CHECK_EQ(e.n_flows, 4);
-	/* N = 4 from the datapath when the scan has no long flows */
+	CHECK_EQ(e.fair_rate_bps, 0);
+	/* N = 4 from the datapath when the histogram has no long flows */
 	CHECK_EQ(e.global_target_ns, 10000000ULL);
-	/* an invalid config writes nothing */
+	/* expected: an invalid config writes nothing */
 	c.rate_bps = 0;
 	afcd_refresh(&c, &q, &sc, &e, now + 40000000ULL);
 	CHECK_EQ(e.heartbeat_ns, now + 30000000ULL);
@@ -649,6 +777,7 @@ int main(int argc, char **argv)
 	TEST(test_codel_resume);
 	TEST(test_target_i_fixed_point);
 	TEST(test_afd_probability);
+	TEST(test_police_law);
 	TEST(test_sampling_probability);
 	TEST(test_m_fair_fallback);
 	TEST(test_isqrt);

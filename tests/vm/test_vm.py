@@ -96,12 +96,12 @@ def test_droptail_with_a_bdp_buffer_shows_the_queue(results):
 def test_afcd_protects_cubic_from_a_udp_flood(results):
     """Measured in the TCG VM: CUBIC keeps 10-20 % against UDP at 1.5x the
     link under AFCD (drop-tail and CoDel: about 1 %, fq_codel: 47 %). The
-    afd_floor does the work: the CoDel law alone cannot hold a
+    policer does the work: the CoDel law alone cannot hold a
     non-responsive flow."""
     r = results[("cubic-udp", "afcd")]
     assert flow(r, "cubic")["goodput_mbps"] >= 0.08 * RATE, r["flows"]
     st = r["afcd_stats"]["queue"]
-    assert st["aqm_drop"] > 0 and st["afd_floor_drop"] > 0
+    assert st["aqm_drop"] > 0 and st["police_drop"] > 0
 
 
 def test_tracer_measured_sojourn_matches_prediction(tmp_path):

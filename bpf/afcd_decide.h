@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * afcd_decide.h - the per-packet decision of every algo as two pure
+ * functions, compiled into the BPF program and into the host tests
+ * (tests/unit/test_law.c), in the manner of the kernel's codel_impl.h:
+ *
+ *   afcd_inputs()  outside the lock: which fair share and targets this
+ *                  packet is judged against (the refresh step's estimate
+ *                  while fresh, else the datapath's fallback), target_i,
+ *                  the AFD coin, the policer's tx at the fair rate;
+ *   afcd_decide()  under the interface's lock: the EDT schedule, the
+ *                  horizon, the policer, the drop law of cfg->algo, CE,
+ *                  counters and the state updates of admitted packets.
+ *
+ * The .bpf.c does only I/O around them: ctx, maps, the lock, tstamp, CE.
+ * Source: docs/ALGORITHM.md sec. 2-6; RFC 8289 sec. 5; dissertation
+ * eq. 3.14 (AFCD), 4.5-4.6 and 4.16 (FaLL); AFD (Pan et al., CCR 2003).
+ */
+#ifndef AFCD_DECIDE_H
+#define AFCD_DECIDE_H
+
+#include "afcd_law.h"
+
+/* Everything the locked section needs, prepared before taking the lock. */
+struct afcd_in {
+	__u64 now_ns;
+	__u64 tx_ns;          /* len at the virtual queue's rate */
+	__u64 rate_bps;
+	__u64 horizon_ns;
+	__u64 interval_ns;
+	__u64 law_target_ns;  /* codel: target; fall: global_target (gate 1) */
+	__u64 target_i_ns;    /* afcd/fall: per-flow target (AFCD_TARGET_INF: never) */
+	__u64 ce_threshold_ns;
+	__u64 police_tx_ns;   /* len at the fair rate; 0 = the policer is off */
+	__u64 police_lead_ns; /* how far a flow may run ahead of its fair-rate clock */
+	__u32 len;            /* wire length, bytes */
+	__u32 algo;           /* enum afcd_algo */
+	__u8  aqm;            /* IP packet with flow state: the drop law applies */
+	__u8  ip;             /* IP packet: the horizon applies */
+	__u8  ect;            /* ECT(0) or ECT(1) */
+	__u8  ecn_on;
+	__u8  codel_global;
+	__u8  afd_drop;       /* algo afd: the coin says drop, p = (1 - m_fair/m_i)+ */
+	__u8  stale;          /* no fresh estimate: the datapath's fallback was used */
+	__u8  mouse;          /* m_i <= 1: policed on the mice aggregate's clock */
+};
+
+/* The estimate a packet is judged against: the refresh step's while its
+ * heartbeat is younger than stale_after (ALGORITHM.md sec. 3), else the
+ * datapath's own (sb_size / N, RTT / sqrt(N), no policer). */
+struct afcd_fair {
+	__u32 m_fair;         /* samples */
+	__u64 gt_ns;          /* FaLL's global target */
+	__u64 fair_rate_bps;  /* 0: nobody policed */
+	__u8  stale;
+};
+
+AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_est *e,
+			       __s32 n_active, __u64 now, struct afcd_fair *fs)
+{
+	if (e && e->m_fair && (__s64)(now - e->heartbeat_ns) <= (__s64)c->stale_after_ns) {
+		fs->m_fair = e->m_fair;
+		fs->gt_ns = e->global_target_ns;
+		fs->fair_rate_bps = e->fair_rate_bps;
+		fs->stale = 0;
+		return;
+	}
+	fs->m_fair = afcd_m_fair_fallback(c->sb_size, n_active);
+	fs->gt_ns = c->algo == AFCD_ALGO_FALL ?
+		afcd_fall_global_target_ns(c->rtt_ns, n_active,
+					   2 * afcd_tx_ns(c->mtu_bytes, c->rate_bps),
+					   c->interval_ns) : 0;
+	fs->fair_rate_bps = 0;
+	fs->stale = 1;
+}
+
+/* Fill in for an IP packet of a flow holding m_i samples (has_flow: flow
+ * state exists, else the packet takes EDT and the horizon only). rand16:
+ * uniform on [0, 2^16) (the AFD coin). in->now_ns, len, tx_ns and the
+ * config copies are set by afcd_in_init(). */
+AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair *fs,
+			     __u32 m_i, int has_flow, __u32 rand16, struct afcd_in *in)
+{
+	in->ip = 1;
+	if (!has_flow || c->algo == AFCD_ALGO_DROPTAIL)
+		return;
+	in->aqm = 1;
+	if (c->algo == AFCD_ALGO_CODEL)
+		return;
+	if (m_i > c->sb_size)
+		m_i = c->sb_size;
+	in->stale = fs->stale;
+	if (c->algo == AFCD_ALGO_AFD) {
+		in->afd_drop = rand16 < afcd_afd_drop_q16(fs->m_fair, m_i);
+		return;
+	}
+	if (c->algo == AFCD_ALGO_FALL)
+		in->law_target_ns = fs->gt_ns;
+	in->target_i_ns = afcd_target_i_ns(in->law_target_ns, fs->m_fair, m_i, c->exponent,
+					   in->horizon_ns);
+	if ((c->flags & AFCD_F_POLICE) && fs->fair_rate_bps) {
+		in->police_tx_ns = afcd_tx_ns(in->len, fs->fair_rate_bps);
+		if (!in->police_tx_ns)
+			in->police_tx_ns = 1;
+		in->police_lead_ns = c->interval_ns;
+		in->mouse = m_i <= 1;
+	}
+}
+
+/* The part of the inputs every packet has, from the config. */
+AFCD_INLINE void afcd_in_init(const struct afcd_config *c, __u64 now, __u32 len,
+			      struct afcd_in *in)
+{
+	in->now_ns = now;
+	in->len = len;
+	in->rate_bps = c->rate_bps;
+	in->tx_ns = afcd_tx_ns(len, c->rate_bps);
+	in->horizon_ns = c->horizon_ns;
+	in->interval_ns = c->interval_ns;
+	in->algo = c->algo;
+	in->ecn_on = !!(c->flags & AFCD_F_ECN);
+	in->codel_global = !!(c->flags & AFCD_F_CODEL_GLOBAL);
+	in->ce_threshold_ns = c->ce_threshold_ns;
+	in->law_target_ns = c->target_ns;
+	in->target_i_ns = AFCD_TARGET_INF;
+}
+
+/* The locked section: no helper calls, no map lookups (the verifier's rule
+ * for bpf_spin_lock). q: the interface's queue, f: the flow's state or
+ * NULL. Returns enum afcd_verdict; the departure time in *t_dep_ns and
+ * *ce_thr_mark = 1 when ce_threshold marks an admitted packet. */
+AFCD_INLINE __u32 afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
+			      const struct afcd_in *in, __u64 *t_dep_ns, __u8 *ce_thr_mark)
+{
+	struct afcd_codel_vars *cv;
+	struct afcd_edt e;
+	__u64 maxpacket_tx, vt_next = 0;
+	__u32 verdict = AFCD_V_PASS;
+	int drop = 0;
+
+	if (in->len > q->maxpacket_bytes)
+		q->maxpacket_bytes = in->len;
+	afcd_edt_schedule(in->now_ns, q->t_last_ns, in->tx_ns, &e);
+	*t_dep_ns = e.t_dep_ns;
+
+	if (in->ip && e.sojourn_ns > in->horizon_ns) {
+		verdict = AFCD_V_DROP_OVERLIMIT;
+		goto account;
+	}
+	if (!in->aqm || !f)
+		goto no_aqm;
+	if (in->stale)
+		q->stats[AFCD_S_STALE_FALLBACK]++;
+
+	/* the fairness module's enforcement first: a flow far beyond its fair
+	 * rate is held there whatever the delay law says */
+	if (in->police_tx_ns &&
+	    afcd_police(in->mouse ? q->mice_vt_ns : f->vt_ns, in->now_ns, in->police_tx_ns,
+			in->police_lead_ns, &vt_next)) {
+		verdict = AFCD_V_DROP_POLICE;
+		goto account;
+	}
+
+	maxpacket_tx = afcd_tx_ns(q->maxpacket_bytes, in->rate_bps);
+	if (e.backlog_ns == 0) /* arrival to an empty queue */
+		afcd_codel_reset_empty(&q->gcv, &q->q_first_above_ns);
+	if (afcd_time_after_eq(in->now_ns, f->t_last_ns)) /* flow has nothing queued */
+		afcd_codel_reset_empty(&f->cv, &f->first_above_ns);
+
+	switch (in->algo) {
+	case AFCD_ALGO_CODEL: {
+		int ok = afcd_codel_should_drop(&q->q_first_above_ns, e.t_dep_ns,
+						e.sojourn_ns, e.backlog_ns,
+						in->law_target_ns, in->interval_ns,
+						maxpacket_tx);
+		drop = afcd_codel_decide(&q->gcv, ok, e.t_dep_ns, in->interval_ns);
+		break;
+	}
+	case AFCD_ALGO_AFD:
+		drop = in->afd_drop;
+		break;
+	case AFCD_ALGO_AFCD:
+	case AFCD_ALGO_FALL: {
+		int gate1 = 1, ok;
+
+		if (in->algo == AFCD_ALGO_FALL)
+			gate1 = afcd_codel_should_drop(&q->q_first_above_ns, e.t_dep_ns,
+						       e.sojourn_ns, e.backlog_ns,
+						       in->law_target_ns, in->interval_ns,
+						       maxpacket_tx);
+		ok = afcd_codel_should_drop(&f->first_above_ns, e.t_dep_ns,
+					    e.sojourn_ns, e.backlog_ns,
+					    in->target_i_ns, in->interval_ns,
+					    maxpacket_tx);
+		cv = in->codel_global ? &q->gcv : &f->cv;
+		drop = afcd_codel_decide(cv, ok && gate1, e.t_dep_ns, in->interval_ns);
+		break;
+	}
+	default:
+		break;
+	}
+
+	if (drop)
+		verdict = (in->ecn_on && in->ect) ? AFCD_V_MARK : AFCD_V_DROP_AQM;
+no_aqm:
+	if (verdict == AFCD_V_PASS && in->ce_threshold_ns && in->ect &&
+	    e.sojourn_ns > in->ce_threshold_ns)
+		*ce_thr_mark = 1;
+
+account:
+	if (verdict == AFCD_V_PASS || verdict == AFCD_V_MARK) {
+		q->t_last_ns = e.t_dep_ns;
+		q->last_sojourn_ns = e.sojourn_ns;
+		if (e.sojourn_ns > q->max_sojourn_ns)
+			q->max_sojourn_ns = e.sojourn_ns;
+		q->stats[AFCD_S_PASSED]++;
+		q->stats[AFCD_S_PASSED_BYTES] += in->len;
+		q->sojourn_sum_ns += e.sojourn_ns;
+		if (verdict == AFCD_V_MARK)
+			q->stats[AFCD_S_ECN_MARK]++;
+		if (*ce_thr_mark)
+			q->stats[AFCD_S_CE_THRESHOLD_MARK]++;
+		if (vt_next) {
+			if (in->mouse)
+				q->mice_vt_ns = vt_next;
+			else if (f)
+				f->vt_ns = vt_next;
+		}
+		if (f) {
+			f->t_last_ns = e.t_dep_ns;
+			f->bytes += in->len;
+			f->packets++;
+			if (verdict == AFCD_V_MARK || *ce_thr_mark)
+				f->marks++;
+		}
+	} else {
+		if (verdict == AFCD_V_DROP_POLICE) {
+			q->stats[AFCD_S_POLICE_DROP]++;
+			q->stats[AFCD_S_AQM_DROP]++;
+		} else {
+			q->stats[verdict == AFCD_V_DROP_AQM ? AFCD_S_AQM_DROP :
+				 AFCD_S_OVERLIMIT_DROP]++;
+		}
+		if (f)
+			f->drops++;
+	}
+	if (f) {
+		f->last_seen_ns = in->now_ns;
+		f->last_sojourn_ns = e.sojourn_ns;
+		f->target_ns = in->target_i_ns;
+		f->last_verdict = verdict;
+	}
+	return verdict;
+}
+
+/* isolate (AFCD_F_ISOLATE_SRC / _DST): reduce the flow key to the host the
+ * fair share is computed on, in place; the 5-tuple otherwise. */
+AFCD_INLINE void afcd_isolate_key(__u32 flags, struct afcd_flow_key *k)
+{
+	if (!(flags & (AFCD_F_ISOLATE_SRC | AFCD_F_ISOLATE_DST)))
+		return;
+	k->proto = 0;
+	k->sport = 0;
+	k->dport = 0;
+	if (flags & AFCD_F_ISOLATE_SRC)
+		__builtin_memset(k->daddr, 0, sizeof(k->daddr));
+	else
+		__builtin_memset(k->saddr, 0, sizeof(k->saddr));
+}
+
+#endif /* AFCD_DECIDE_H */
