@@ -109,17 +109,28 @@ AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_fl
 	return f;
 }
 
-/* n[c]-- and n[c +- 1]++ of the interface's histogram for a flow whose
- * count moved from c to c_new (0 = no entry): the histogram follows every
- * change exactly because each change returns its old count. */
+/* n[c] += d in the interface's histogram, for 1 <= c <= AFCD_SB_SIZE_MAX. */
+AFCD_INLINE void afcd_hist_add(struct afcd_sb_hist *h, __u32 c, int d)
+{
+	if (!c)
+		return;
+	/* a bound on c itself, after the barrier: clang would merge the two
+	 * tests into one range check on c - 1, which Linux 6.1's verifier
+	 * does not carry over to c */
+	asm volatile("" : "+r"(c));
+	if (c > AFCD_SB_SIZE_MAX)
+		return;
+	__sync_fetch_and_add(&h->n[c], d);
+}
+
+/* A flow's count moved from c to c_new (0 = no entry): the histogram
+ * follows every change exactly because each change returns its old count. */
 AFCD_INLINE void afcd_hist_move(struct afcd_sb_hist *h, __u32 c, __u32 c_new)
 {
 	if (!h)
 		return;
-	if (c >= 1 && c <= AFCD_SB_SIZE_MAX)
-		__sync_fetch_and_add(&h->n[c], -1);
-	if (c_new >= 1 && c_new <= AFCD_SB_SIZE_MAX)
-		__sync_fetch_and_add(&h->n[c_new], 1);
+	afcd_hist_add(h, c, -1);
+	afcd_hist_add(h, c_new, 1);
 }
 
 /* Write one sample into the shadow buffer (AFD, Pan et al.; dissertation
@@ -127,7 +138,7 @@ AFCD_INLINE void afcd_hist_move(struct afcd_sb_hist *h, __u32 c, __u32 c_new)
  * flow gains one; N (q->n_active) follows the 0 <-> 1 transitions and the
  * histogram of counts (afcd_sb_hist) every transition. */
 AFCD_INLINE void afcd_sb_sample(struct afcd_queue *q, __u32 slot, __u32 sb_size,
-				struct afcd_flow_key *key, struct afcd_flow *f)
+				struct afcd_flow_key *key, struct afcd_flow *f, __u64 weight)
 {
 	struct afcd_flow_key old;
 	struct afcd_sb_ring *ring;
@@ -148,6 +159,7 @@ AFCD_INLINE void afcd_sb_sample(struct afcd_queue *q, __u32 slot, __u32 sb_size,
 	old = ring->slot[pos];
 	ring->slot[pos] = *key;
 	__sync_fetch_and_add(&q->astats[AFCD_A_SAMPLED], 1);
+	__sync_fetch_and_add(&q->astats[AFCD_A_SAMPLED_BYTES], weight);
 
 	if (old.ifindex) {
 		cnt = bpf_map_lookup_elem(&afcd_sb_count, &old);
@@ -258,7 +270,8 @@ int afcd_egress(struct __sk_buff *skb)
 		afcd_isolate_key(cfg->flags, &pkt.key);
 		f = afcd_flow_get(q, &pkt.key);
 		if (afcd_sample_hit(afcd_rand(), in.len, cfg->sample_bytes))
-			afcd_sb_sample(q, slot, sb_size, &pkt.key, f);
+			afcd_sb_sample(q, slot, sb_size, &pkt.key, f,
+				       in.len > cfg->sample_bytes ? in.len : cfg->sample_bytes);
 		if (f && cfg->algo != AFCD_ALGO_DROPTAIL && cfg->algo != AFCD_ALGO_CODEL)
 			afcd_fair_now(cfg, bpf_map_lookup_elem(&afcd_est, &slot), q->n_active,
 				      in.now_ns, &fs);

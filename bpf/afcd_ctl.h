@@ -82,7 +82,8 @@ AFCD_INLINE __u64 afcd_sb_capacity(__u32 sb_size, __u64 rate_bps, __u64 arrival_
 
 /*
  * One refresh (ALGORITHM.md sec. 3 and 5), at time now (ns):
- *  - offered load: EWMA of the sampled bytes since the last refresh;
+ *  - offered load: EWMA of the bytes the samples since the last refresh
+ *    stand for (AFCD_A_SAMPLED_BYTES);
  *  - Q: the mean predicted sojourn of the packets admitted since the last
  *    refresh (the instantaneous backlog swings between empty and the
  *    horizon within a period), or the backlog now when nothing passed,
@@ -91,9 +92,14 @@ AFCD_INLINE __u64 afcd_sb_capacity(__u32 sb_size, __u64 rate_bps, __u64 arrival_
  *  - m_fair by the AFD controller around the loader's water level of the
  *    shadow buffer (s->waterline: afcd_waterfill_hist(), the mice
  *    aggregate counted as one flow), or sb_size / N without one (eq. 3.4-3.5);
- *  - fair_rate = m_fair * offered load / sb_size, the rate of a flow that
- *    holds m_fair samples, for the policer; 0 when no flow (nor the mice
- *    aggregate) holds more than m_fair: nobody is above the fair share;
+ *  - the fair level = waterline * offered load / sb_size, the rate of a
+ *    flow that holds the max-min share; it falls at once and rises with
+ *    time constant window: a responsive flow that backed off (a loss) is
+ *    still below its share in the ring for a window, and the level would
+ *    otherwise hand its room to a non-responsive flow before it recovers;
+ *  - fair_rate = fair level * the drain factor of the mean sojourn, for the
+ *    policer; 0 when no flow (nor the mice aggregate) holds more than the
+ *    water level: nobody is above the fair share;
  *  - global_target = RTT / sqrt(N), N = flows with >= 2 samples (or the
  *    datapath's N without any), clamped [2 tx(MTU), interval].
  * c: the interface's config (rate_bps != 0, sample_bytes != 0 as the
@@ -104,20 +110,20 @@ AFCD_INLINE __u64 afcd_sb_capacity(__u32 sb_size, __u64 rate_bps, __u64 arrival_
 AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_queue *q,
 			      const struct afcd_scan *s, struct afcd_est *e, __u64 now)
 {
-	__u64 sampled = q->astats[AFCD_A_SAMPLED];
+	__u64 sampled = q->astats[AFCD_A_SAMPLED_BYTES];
 	__u64 passed = q->stats[AFCD_S_PASSED];
 	__u64 sum = q->sojourn_sum_ns, t_last = q->t_last_ns;
 	__s32 n_active = q->n_active;
-	__u64 backlog, gt, qt_ns;
+	__u64 backlog, gt, qt_ns, dt_ns;
 	__s64 qm, qt;
 	__s32 n;
 
 	if (!c->rate_bps || !c->sample_bytes)
 		return;
-	if (e->prev_t_ns && now > e->prev_t_ns)
-		e->arrival_bps = afcd_rate_ewma(e->arrival_bps,
-						(sampled - e->prev_sampled) * c->sample_bytes,
-						now - e->prev_t_ns, c->window_ns / 2);
+	dt_ns = e->prev_t_ns && now > e->prev_t_ns ? now - e->prev_t_ns : 0;
+	if (dt_ns)
+		e->arrival_bps = afcd_rate_ewma(e->arrival_bps, sampled - e->prev_sampled,
+						dt_ns, c->window_ns / 2);
 	e->prev_t_ns = now;
 	e->prev_sampled = sampled;
 
@@ -138,9 +144,19 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 				    s->waterline ? s->waterline :
 				    afcd_m_fair_fallback(c->sb_size, n_active));
 	e->q_old_milli = qm;
-	e->fair_rate_bps = e->m_fair < s->max_count ?
-		(__u64)e->m_fair * (e->arrival_bps > c->rate_bps ? e->arrival_bps : c->rate_bps) /
-		c->sb_size : 0;
+	e->drain_milli = afcd_drain_milli(backlog, qt_ns, c->horizon_ns);
+	if (s->waterline && s->waterline < s->max_count && c->sb_size) {
+		__u64 level = (__u64)s->waterline *
+			(e->arrival_bps > c->rate_bps ? e->arrival_bps : c->rate_bps) / c->sb_size;
+
+		e->fair_level_bps = !e->fair_level_bps || level <= e->fair_level_bps ? level :
+			afcd_rate_ewma(e->fair_level_bps, level / 8 * dt_ns / AFCD_NSEC_PER_SEC,
+				       dt_ns, c->window_ns);
+		e->fair_rate_bps = e->fair_level_bps * e->drain_milli / 1000;
+	} else {
+		e->fair_level_bps = 0;
+		e->fair_rate_bps = 0;
+	}
 	e->n_flows = n_active > 0 ? (__u32)n_active : 0;
 	e->n_long = s->n_long;
 	e->mice_samples = s->mice;

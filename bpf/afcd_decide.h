@@ -50,6 +50,8 @@ struct afcd_in {
  * datapath's own (sb_size / N, RTT / sqrt(N), no policer). */
 struct afcd_fair {
 	__u32 m_fair;         /* samples */
+	__u32 waterline;      /* max-min share, samples: only entities above it are policed */
+	__u32 mice_samples;   /* the mice aggregate's samples */
 	__u64 gt_ns;          /* FaLL's global target */
 	__u64 fair_rate_bps;  /* 0: nobody policed */
 	__u8  stale;
@@ -60,6 +62,8 @@ AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_es
 {
 	if (e && e->m_fair && (__s64)(now - e->heartbeat_ns) <= (__s64)c->stale_after_ns) {
 		fs->m_fair = e->m_fair;
+		fs->waterline = e->waterline;
+		fs->mice_samples = e->mice_samples;
 		fs->gt_ns = e->global_target_ns;
 		fs->fair_rate_bps = e->fair_rate_bps;
 		fs->stale = 0;
@@ -98,11 +102,21 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 		in->law_target_ns = fs->gt_ns;
 	in->target_i_ns = afcd_target_i_ns(in->law_target_ns, fs->m_fair, m_i, c->exponent,
 					   in->horizon_ns);
-	if ((c->flags & AFCD_F_POLICE) && fs->fair_rate_bps) {
+	/* the policer holds the entities above the water level: a flow with
+	 * m_i above it, or (m_i <= 1) the mice aggregate when it is above it.
+	 * Flows below their share are never policed, even while the drain
+	 * factor pulls the fair rate below their rate. */
+	if ((c->flags & AFCD_F_POLICE) && fs->fair_rate_bps &&
+	    (m_i <= 1 ? fs->mice_samples : m_i) > fs->waterline) {
 		in->police_tx_ns = afcd_tx_ns(in->len, fs->fair_rate_bps);
 		if (!in->police_tx_ns)
 			in->police_tx_ns = 1;
-		in->police_lead_ns = c->interval_ns;
+		/* one interval of burst at the fair rate, but never more than a
+		 * quarter of the buffer: a policed sender that stalls and then
+		 * bursts (its clock fell behind) must not fill the queue to the
+		 * horizon, where compliant flows would be dropped too */
+		in->police_lead_ns = c->interval_ns < c->horizon_ns / 4 ? c->interval_ns :
+				     c->horizon_ns / 4;
 		in->mouse = m_i <= 1;
 	}
 }

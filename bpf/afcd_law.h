@@ -401,6 +401,26 @@ static inline void afcd_waterfill_hist(const __u32 *n, __u32 sb_size, __u64 capa
 	}
 }
 
+/* The policer's drain factor, in thousandths (1000 = the water level's
+ * rate unchanged): the water level shares the link's capacity, so the
+ * admitted aggregate equals the capacity and the queue does a random walk
+ * that ends at the horizon, where overlimit drops hit compliant flows too.
+ * While the mean sojourn q_ns of the last refresh period exceeds
+ * min(target, horizon / 4) the flows above the fair share are held below
+ * it, proportionally, down to 1/4 at half a horizon above, so the queue
+ * drains within a few refresh periods (docs/ALGORITHM.md sec. 4). */
+#define AFCD_DRAIN_MIN_MILLI 250
+AFCD_INLINE __u32 afcd_drain_milli(__u64 q_ns, __u64 target_ns, __u64 horizon_ns)
+{
+	__u64 ref = target_ns < horizon_ns / 4 ? target_ns : horizon_ns / 4;
+	__u64 span = horizon_ns / 2, cut;
+
+	if (q_ns <= ref || !span)
+		return 1000;
+	cut = (q_ns - ref) > span ? 1000 : (q_ns - ref) * 1000 / span;
+	return cut >= 1000 - AFCD_DRAIN_MIN_MILLI ? AFCD_DRAIN_MIN_MILLI : (__u32)(1000 - cut);
+}
+
 /* The fair-rate policer (AFCD_F_POLICE): a flow (or the mice aggregate)
  * above the fair share is held to fair_rate on its own virtual clock vt,
  * the EDT schedule it would have on a link of that rate. The packet at

@@ -732,7 +732,7 @@ static void print_stats(const char *dev, __u32 ifindex, const struct snapshot *s
 		       "\"loader_fresh\":%s,\"heartbeat_age_ns\":%lld,\"loader_pid\":%u,"
 		       "\"refreshes\":%llu,\"ctrl_milli\":%lld,\"refresher\":\"%s\","
 		       "\"refresh_busy_ns\":%llu,\"scans\":%llu,\"fair_rate_bps\":%llu,"
-		       "\"mice_samples\":%u},",
+		       "\"mice_samples\":%u,\"drain_milli\":%u},",
 		       q->n_active, m_fair, (unsigned long long)gt, s1->e.n_long, s1->e.waterline,
 		       (unsigned long long)s1->e.arrival_bps, est_fresh(s1) ? "true" : "false",
 		       s1->e.heartbeat_ns ? (long long)(s1->t_ns - s1->e.heartbeat_ns) : -1LL,
@@ -740,7 +740,7 @@ static void print_stats(const char *dev, __u32 ifindex, const struct snapshot *s
 		       (long long)s1->e.ctrl_milli, refresher_name(s1),
 		       (unsigned long long)s1->e.busy_ns, (unsigned long long)s1->s.scans,
 		       est_fresh(s1) ? (unsigned long long)s1->e.fair_rate_bps : 0ULL,
-		       s1->e.mice_samples);
+		       s1->e.mice_samples, s1->e.drain_milli);
 		printf("\"global\":{\"unconfigured\":%llu,\"bad_slot\":%llu}",
 		       (unsigned long long)s1->unconfigured, (unsigned long long)s1->bad_slot);
 		if (o->flows) {

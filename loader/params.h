@@ -56,7 +56,7 @@ static const struct param_def params_table[] = {
 	{ "ce_threshold",  P_TIME,  POFF(ce_threshold_ns), "mark ECT packets whose sojourn exceeds it (0 = off)", 0 },
 	{ "sb_size",       P_U32,   POFF(sb_size),         "shadow buffer slots, 1..4096 (default 2000)", 0 },
 	{ "window",        P_TIME,  POFF(window_ns),       "time the shadow buffer covers (default 1s)", 0 },
-	{ "sample_bytes",  P_BYTES, POFF(sample_bytes),    "bytes per sample (default rate/8*window/sb_size)", 0 },
+	{ "sample_bytes",  P_BYTES, POFF(sample_bytes),    "bytes per sample (default max(mtu, rate/8*window/sb_size))", 0 },
 	{ "update_period", P_TIME,  POFF(update_period_ns),"loader refresh period (default 10ms; fall: 1ms)", 0 },
 	{ "stale_after",   P_TIME,  POFF(stale_after_ns),  "heartbeat age before the datapath falls back (default 1s)", 0 },
 	{ "exponent",      P_U32,   POFF(exponent),        "k in target*(m_fair/m_i)^k, 1..4 (default 3)", 0 },
@@ -377,7 +377,11 @@ static inline void params_complete(struct params *p)
 	if (!param_given(p, "sample_bytes") && c->sb_size) {
 		double sb = (double)c->rate_bps / 8.0 * ((double)c->window_ns / 1e9) / c->sb_size;
 
-		c->sample_bytes = sb < 1 ? 1 : (__u64)sb;
+		/* at least one MTU: a packet is then sampled with probability
+		 * len / sample_bytes <= 1 and the ring weighs bytes exactly (below
+		 * it, every full frame would be one sample whatever its size);
+		 * the ring then spans more than window at low rates */
+		c->sample_bytes = sb < c->mtu_bytes ? c->mtu_bytes : (__u64)sb;
 	}
 }
 

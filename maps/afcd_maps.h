@@ -117,7 +117,7 @@ enum afcd_cfg_flags {
 	 * Each flow above the fair share is held to the fair rate on its own
 	 * virtual clock (struct afcd_flow.vt_ns, advanced by len * 8e9 /
 	 * fair_rate_bps per admitted packet): a packet that would put the
-	 * flow more than one interval ahead of that clock is dropped
+	 * flow more than min(interval, horizon / 4) ahead of that clock is dropped
 	 * (AFCD_S_POLICE_DROP), never CE-marked. Flows with at most one
 	 * sample in the shadow buffer ("mice") share one aggregate clock
 	 * (struct afcd_queue.mice_vt_ns), so a sender that rotates ports or
@@ -161,6 +161,9 @@ enum afcd_astat {
 	AFCD_A_FLOW_NEW,        /* flow-state entries created */
 	AFCD_A_FLOW_FAIL,       /* flow-state insert failed: packet took no AQM */
 	AFCD_A_SB_FAIL,         /* shadow-buffer count insert failed */
+	AFCD_A_SAMPLED_BYTES,   /* bytes the samples stand for, max(len, sample_bytes) each:
+				 * an unbiased count of the offered bytes (the refresh
+				 * step's offered load), GSO packets included */
 	AFCD_A__MAX,
 };
 
@@ -239,18 +242,23 @@ struct afcd_est {
 	__u32 waterline;        /* anchor: max-min fair share of the shadow buffer for the
 				 * samples the link can carry, samples (0: nothing sampled) */
 	__u64 arrival_bps;      /* offered load, bits/s: EWMA of sampled bytes, tau window/2 */
-	__u64 fair_rate_bps;    /* policer rate m_fair * arrival / sb_size, bits/s;
-				 * 0 = no flow above the fair share (nobody policed) */
+	__u64 fair_rate_bps;    /* policer rate: fair_level_bps * drain_milli / 1000,
+				 * bits/s; 0 = no flow above the fair share (nobody policed) */
 	__u32 mice_samples;     /* samples held by flows with exactly one (the mice aggregate) */
 	__u32 refresher;        /* enum afcd_refresher of the last refresh */
 	/* the refresh step's memory between refreshes */
 	__u64 prev_t_ns;        /* time of the previous refresh */
-	__u64 prev_sampled;     /* queue astats[AFCD_A_SAMPLED] then, packets */
+	__u64 prev_sampled;     /* queue astats[AFCD_A_SAMPLED_BYTES] then, bytes */
 	__u64 prev_passed;      /* queue stats[AFCD_S_PASSED] then, packets */
 	__u64 prev_sojourn_sum_ns; /* queue sojourn_sum_ns then */
 	__u64 busy_ns;          /* time spent in the kernel refresh step (timer), ns */
+	__u32 drain_milli;      /* the policer's drain factor * 1000, [250, 1000]: below
+				 * 1000 while the mean sojourn exceeds min(target, horizon/4) */
+	__u32 pad;
+	__u64 fair_level_bps;   /* the water level's rate, falling at once and rising
+				 * with time constant window: fair_rate before the drain */
 };
-_Static_assert(sizeof(struct afcd_est) == 120, "afcd_est ABI");
+_Static_assert(sizeof(struct afcd_est) == 136, "afcd_est ABI");
 
 /* ---- Shadow-buffer scan: map afcd_scan -----------------------------------
  * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_scan. Written by

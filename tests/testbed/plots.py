@@ -30,19 +30,27 @@ def scenario_figure(results, path):
     names = [f["name"] for f in sc["flows"]]
     width = 0.8 / max(len(names), 1)
     for k, name in enumerate(names):
-        vals = [next((f["goodput_mbps"] for f in r["flows"] if f["name"] == name), 0)
-                for r in results]
+        fl = [next((f for f in r["flows"] if f["name"] == name), {}) for r in results]
+        vals = [f.get("goodput_mbps") or 0 for f in fl]
+        errs = [f.get("goodput_sd") or 0 for f in fl]
         xs = [i + (k - (len(names) - 1) / 2) * width for i in range(n)]
-        ax.bar(xs, vals, width=width, label=name)
+        bars = ax.bar(xs, vals, width=width, label=name, yerr=errs if any(errs) else None,
+                      capsize=2)
+        for b, r in zip(bars, results):   # invalid runs measured the machine
+            if not r.get("valid", True):
+                b.set_hatch("//")
+                b.set_alpha(0.5)
     ax.axhline(sc["rate_mbit"] / max(len(names), 1), color="grey", ls="--", lw=1,
                label="fair share")
     ax.set_xticks(range(n))
-    ax.set_xticklabels(["%s\nJain %.2f, util %.0f%%" % (r["label"], r["jain"] or 0,
-                                                       100 * (r["utilization"] or 0))
-                        for r in results], fontsize=8)
+    ax.set_xticklabels(["%s\nJain %.2f, util %.0f%%%s" % (
+        r["label"], r["jain"] or 0, 100 * (r["utilization"] or 0),
+        "" if r.get("valid", True) else "\nINVALID") for r in results], fontsize=8)
     ax.set_ylabel("goodput (Mbit/s)")
-    ax.set_title("%s: goodput per flow (%g Mbit/s, base RTT %g ms)" %
-                 (sc["description"], sc["rate_mbit"], sc["rtt_ms"]), fontsize=10)
+    reps = max(r.get("repeats", 1) for r in results)
+    ax.set_title("%s: goodput per flow (%g Mbit/s, base RTT %g ms%s; hatched: invalid)" %
+                 (sc["description"], sc["rate_mbit"], sc["rtt_ms"],
+                  ", mean ± sd of %d runs" % reps if reps > 1 else ""), fontsize=9)
     ax.legend(fontsize=8, ncol=min(len(names) + 1, 6))
     ax2 = fig.add_subplot(gs[0, 2])
     for r in results:
@@ -87,17 +95,22 @@ def summary_figure(results, path, title="Jain's index and utilization per scheme
     for ax, key, lab in ((axes[0], "jain", "Jain's fairness index"),
                          (axes[1], "utilization", "link utilization")):
         for k, s in enumerate(schemes):
-            vals = [next((r[key] or 0 for r in results
-                          if r["scenario"] == sc and r["label"] == s), 0) for sc in scenarios]
-            ax.bar([i + (k - (len(schemes) - 1) / 2) * width for i in range(len(scenarios))],
-                   vals, width=width, label=s)
+            rs = [next((r for r in results if r["scenario"] == sc and r["label"] == s), {})
+                  for sc in scenarios]
+            bars = ax.bar([i + (k - (len(schemes) - 1) / 2) * width
+                           for i in range(len(scenarios))],
+                          [r.get(key) or 0 for r in rs], width=width, label=s)
+            for b, r in zip(bars, rs):   # invalid runs measured the machine
+                if r and not r.get("valid", True):
+                    b.set_hatch("//")
+                    b.set_alpha(0.5)
         ax.set_xticks(range(len(scenarios)))
-        ax.set_xticklabels(scenarios)
+        ax.set_xticklabels(scenarios, fontsize=7, rotation=20)
         ax.set_ylim(0, 1.05)
         ax.set_ylabel(lab)
         ax.grid(axis="y", alpha=0.3)
     axes[0].legend(fontsize=8)
-    fig.suptitle(title)
+    fig.suptitle(title + " (hatched: invalid runs)")
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)

@@ -16,6 +16,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bottleneck  # noqa: E402
 import topo as topo_mod  # noqa: E402
+import validity  # noqa: E402
 import workload  # noqa: E402
 from workload import Flow  # noqa: E402
 
@@ -24,28 +25,60 @@ def _flows(spec, rate_mbit):
     return [Flow(**f) if isinstance(f, dict) else f for f in spec(rate_mbit)]
 
 
-# name -> (topology kind, description, flows(rate_mbit))
+def _udp_vs_cubic(k, n=1):
+    """1 CUBIC flow against n UDP flows at k x the bottleneck each."""
+    return lambda r: [Flow("cubic", 0, cc="cubic")] + [
+        Flow("udp" if n == 1 else "udp%d" % i, 1, proto="udp", rate_mbit=k * r)
+        for i in range(n)]
+
+
+LARGE_BDP = {"duration_s": 40.0, "warmup_s": 10.0}
+
+# name -> (topology kind, description, flows(rate_mbit), defaults). The
+# defaults (rtt_ms, duration_s, warmup_s) apply unless given on the
+# command line: CUBIC's unfairness to Reno needs a large BDP (base RTT
+# >= 60 ms at 100 Mbit/s), and takes longer to show.
 SCENARIOS = {
     "cubic-reno": ("dumbbell", "1 CUBIC + 1 Reno flow (dissertation 3.4.1)",
-                   lambda r: [Flow("cubic", 0, cc="cubic"), Flow("reno", 1, cc="reno")]),
+                   lambda r: [Flow("cubic", 0, cc="cubic"), Flow("reno", 1, cc="reno")], {}),
+    "cubic-reno-60": ("dumbbell", "1 CUBIC + 1 Reno flow, 60 ms base RTT (3.4.1, large BDP)",
+                      lambda r: [Flow("cubic", 0, cc="cubic"), Flow("reno", 1, cc="reno")],
+                      dict(LARGE_BDP, rtt_ms=60.0)),
+    "cubic-reno-120": ("dumbbell", "1 CUBIC + 1 Reno flow, 120 ms base RTT (3.4.1, large BDP)",
+                       lambda r: [Flow("cubic", 0, cc="cubic"), Flow("reno", 1, cc="reno")],
+                       dict(LARGE_BDP, rtt_ms=120.0)),
+    "cubic-udp1": ("dumbbell", "1 CUBIC flow + 1 UDP flow at 1.0x the bottleneck (3.4.2)",
+                   _udp_vs_cubic(1.0), {}),
     "cubic-udp": ("dumbbell", "1 CUBIC flow + 1 UDP flow at 1.5x the bottleneck (3.4.2)",
-                  lambda r: [Flow("cubic", 0, cc="cubic"),
-                             Flow("udp", 1, proto="udp", rate_mbit=1.5 * r)]),
+                  _udp_vs_cubic(1.5), {}),
+    "cubic-udp3": ("dumbbell", "1 CUBIC flow + 1 UDP flow at 3x the bottleneck",
+                   _udp_vs_cubic(3.0), {}),
+    "cubic-4udp": ("dumbbell", "1 CUBIC flow + 4 UDP flows at 0.5x the bottleneck each",
+                   _udp_vs_cubic(0.5, 4), {}),
+    "mix9": ("dumbbell", "3 CUBIC + 3 Reno + 3 BBR flows from 3 senders",
+             lambda r: [Flow("%s%d" % (cc, k), s, cc=cc) for s, cc in
+                        enumerate(["cubic", "reno", "bbr"]) for k in range(3)], {}),
     "cubic-hstcp-reno": ("dumbbell", "CUBIC, HighSpeed TCP and Reno (3.4.3)",
                          lambda r: [Flow("cubic", 0, cc="cubic"),
                                     Flow("hstcp", 1, cc="highspeed"),
-                                    Flow("reno", 2, cc="reno")]),
+                                    Flow("reno", 2, cc="reno")], {}),
     "many": ("dumbbell", "4 CUBIC + 4 HighSpeed + 4 Reno flows from 3 senders (3.4.4)",
              lambda r: [Flow("%s%d" % (cc, k), s, cc=cc) for s, cc in
-                        enumerate(["cubic", "highspeed", "reno"]) for k in range(4)]),
+                        enumerate(["cubic", "highspeed", "reno"]) for k in range(4)], {}),
     "outcast": ("yshape", "6 flows from s1 and 1 flow from s2 into one port (4.5.2)",
                 lambda r: [Flow("s1-%d" % k, 0, cc="cubic") for k in range(6)] +
-                [Flow("s2-0", 1, cc="cubic")]),
+                [Flow("s2-0", 1, cc="cubic")], {}),
     "tree": ("tree", "9 senders, one CUBIC flow each, into one receiver (4.5.3)",
-             lambda r: [Flow("s%d" % (k + 1), k, cc="cubic") for k in range(9)]),
+             lambda r: [Flow("s%d" % (k + 1), k, cc="cubic") for k in range(9)], {}),
     "staggered": ("dumbbell", "3 CUBIC flows starting 4 s apart (4.5.3 (4))",
-                  lambda r: [Flow("f%d" % k, k, cc="cubic", start_s=4.0 * k) for k in range(3)]),
+                  lambda r: [Flow("f%d" % k, k, cc="cubic", start_s=4.0 * k) for k in range(3)],
+                  {}),
 }
+
+
+def defaults(name):
+    """The scenario's own rtt_ms / duration_s / warmup_s, if any."""
+    return SCENARIOS[name][3]
 
 
 def jain(xs):
@@ -101,8 +134,11 @@ def summarize(raw, rate_mbit, duration_s, warmup_s):
 
 
 def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.0,
-        buffer_bdp=1.0, target_ms=5.0, interval_ms=100.0, ecn=False, out_dir=None, log=print):
-    kind, desc, spec = SCENARIOS[name]
+        buffer_bdp=1.0, target_ms=5.0, interval_ms=100.0, ecn=False, out_dir=None, log=print,
+        repeat=None):
+    """One run; its result JSON goes to out_dir as SCENARIO-SCHEME.json (or
+    SCENARIO-SCHEME-rK.json for repeat K)."""
+    kind, desc, spec, _ = SCENARIOS[name]
     flows = _flows(spec, rate_mbit)
     t_start = time.time()
     with topo_mod.Topology(kind, senders=max(f.sender for f in flows) + 1,
@@ -134,12 +170,17 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
                                    "global_target_ms": e["global_target_ns"] / 1e6,
                                    "delay_ms": q["delay_now_ns"] / 1e6,
                                    "aqm_drop": q["aqm_drop"],
+                                   "police_drop": q.get("police_drop"),
+                                   "fair_rate_mbps": e.get("fair_rate_bps", 0) / 1e6,
+                                   "drain": e.get("drain_milli", 1000) / 1e3,
                                    "overlimit_drop": q["overlimit_drop"]})
         th = threading.Thread(target=sample, daemon=True)
         if scheme in bottleneck.OURS:
             th.start()
+        meter = validity.Meter(b.loader.pid if b.loader is not None else None).start()
         try:
             raw = workload.run(t, flows, duration_s)
+            measured = meter.stop()
             stop.set()
             afcd_stats = b.afcd_stats()
             qdisc = b.qdisc_stats()
@@ -156,17 +197,42 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
     res["afcd_stats"] = afcd_stats
     res["afcd_series"] = series
     res["qdisc_stats"] = qdisc
+    res.update(measured)
+    res["overlimit_share_after_warmup"] = _overlimit_share(series, warmup_s)
+    res["valid"], res["invalid_reasons"] = validity.judge(res)
+    res["repeat"] = repeat
     res["wall_s"] = round(time.time() - t_start, 1)
     if out_dir:
         os.makedirs(out_dir, exist_ok=True)
-        with open(os.path.join(out_dir, "%s-%s.json" % (name, scheme)), "w") as fh:
+        with open(os.path.join(out_dir, "%s-%s%s.json" % (
+                name, scheme, "" if repeat is None else "-r%d" % repeat)), "w") as fh:
             json.dump(res, fh, indent=1)
     return res
+
+
+def _overlimit_share(series, warmup_s):
+    """Horizon drops as a share of all drops after the warm-up (ours only;
+    None without drops): the fairness module should keep the queue off the
+    horizon, where drops hit every flow alike."""
+    after = [s for s in series if s["t"] >= warmup_s]
+    if len(after) < 2:
+        return None
+    ovl = after[-1]["overlimit_drop"] - after[0]["overlimit_drop"]
+    aqm = after[-1]["aqm_drop"] - after[0]["aqm_drop"]
+    return ovl / (ovl + aqm) if ovl + aqm else None
 
 
 def one_line(res):
     fl = "  ".join("%s %.1f" % (f["name"], f["goodput_mbps"]) for f in res["flows"])
     q = res["queue_delay_ms"]
-    return ("%-10s %-9s | %s Mbit/s | Jain %.3f util %.0f%% | qdelay p50 %.1f p99 %.1f ms" %
+    cpu = res.get("cpu", {})
+    line = ("%-10s %-9s | %s Mbit/s | Jain %.3f util %.0f%% | qdelay p50 %.1f p99 %.1f ms"
+            " | guest %.0f%% busy" %
             (res["scenario"], res["label"], fl, res["jain"] or 0,
-             100 * (res["utilization"] or 0), q["p50"] or 0, q["p99"] or 0))
+             100 * (res["utilization"] or 0), q["p50"] or 0, q["p99"] or 0,
+             100 * (cpu.get("guest_busy") or 0)))
+    if cpu.get("loader_busy") is not None:
+        line += ", loader %.1f%%" % (100 * cpu["loader_busy"])
+    if not res.get("valid", True):
+        line += " | INVALID: " + "; ".join(res["invalid_reasons"])
+    return line

@@ -74,6 +74,11 @@ class Topology:
             if leaves:
                 in_ns(self.router, ["ip", "route", "add", "198.18.%d.0/24" % (i + 1), "via",
                                     "198.18.%d.1" % (100 + i // 3)])
+        # TCP buffers for large BDPs (120 ms at 100 Mbit/s needs ~3 MB in
+        # flight, twice that in truesize): the defaults cap at 4-6 MB
+        for ns in self.senders + [self.receiver]:
+            for k in ("tcp_rmem", "tcp_wmem"):
+                in_ns(ns, ["sysctl", "-qw", "net.ipv4.%s=4096 131072 33554432" % k], check=False)
         # base RTT on the ACK path (receiver egress), never at the bottleneck
         in_ns(self.receiver, ["tc", "qdisc", "replace", "dev", "d0", "root", "netem",
                               "delay", "%gms" % self.rtt_ms, "limit", "100000"])

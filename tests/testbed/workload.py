@@ -50,6 +50,28 @@ def _parse_server(js):
     return tot.get("bytes", 0), tot.get("seconds", 0.0), series
 
 
+def _parse_client(js):
+    """What the sender achieved, from iperf3 -c -J: sent bits/s (UDP: the
+    rate it managed to send, which a slow machine can leave far below the
+    configured one), and for TCP the mean smoothed RTT in ms."""
+    try:
+        d = json.loads(js[js.index("{"):]) if "{" in js else {}
+    except ValueError:
+        return {}
+    end = d.get("end", {})
+    sent = (end.get("sum_sent") or end.get("sum") or {}).get("bits_per_second")
+    rtts = [st.get("rtt") for iv in d.get("intervals", []) for st in iv.get("streams", [])
+            if st.get("rtt")]
+    out = {"sent_mbps": sent / 1e6 if sent else None}
+    if rtts:
+        out["srtt_ms_mean"] = sum(rtts) / len(rtts) / 1e3
+        # per 0.5 s interval: [t_end, snd_cwnd bytes, srtt ms, retransmits]
+        out["tcp_series"] = [[round(st.get("end", 0), 2), st.get("snd_cwnd"),
+                              (st.get("rtt") or 0) / 1e3, st.get("retransmits")]
+                             for iv in d.get("intervals", []) for st in iv.get("streams", [])]
+    return out
+
+
 def run(topo, flows, duration_s, ping=True, ping_interval_s=0.01):
     """Run flows for duration_s. Returns {flows: [...], ping_rtt_ms: [(t, rtt)]}."""
     servers, clients = [], []
@@ -87,12 +109,14 @@ def run(topo, flows, duration_s, ping=True, ping_interval_s=0.01):
                                      RECEIVER_ADDR]),
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     out = {"flows": [], "ping_rtt_ms": [], "t0": t0}
+    reports = []
     for c in clients:
         try:
-            c.communicate(timeout=duration_s + 30)
+            txt, _ = c.communicate(timeout=duration_s + 30)
         except subprocess.TimeoutExpired:
             c.kill()
-            c.communicate()
+            txt, _ = c.communicate()
+        reports.append(_parse_client(txt or ""))
     for i, (f, s) in enumerate(zip(flows, servers)):
         try:
             js, _ = s.communicate(timeout=15)
@@ -103,6 +127,8 @@ def run(topo, flows, duration_s, ping=True, ping_interval_s=0.01):
         out["flows"].append({"name": f.name, "proto": f.proto, "cc": f.cc if f.proto == "tcp"
                              else None, "sender": f.sender, "start_s": f.start_s,
                              "bytes": nbytes, "seconds": secs,
+                             "configured_mbps": f.rate_mbit if f.proto == "udp" else None,
+                             "client": reports[i],
                              "series": [(a + f.start_s, b + f.start_s, bps)
                                         for a, b, bps in series]})
     if pinger:

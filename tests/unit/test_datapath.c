@@ -1177,6 +1177,7 @@ static void test_ctl_refresh_matches_host(void)
 		q.stats[AFCD_S_PASSED] += 80;
 		q.sojourn_sum_ns += 80 * (__u64)(i % 7) * MS;
 		q.astats[AFCD_A_SAMPLED] += 2 + i % 3;
+		q.astats[AFCD_A_SAMPLED_BYTES] += (2 + i % 3) * 6250;
 		q.t_last_ns = now + (__u64)(i % 5) * MS;
 		q.n_active = 12;
 		CHECK(!bpf_map__update_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), BPF_ANY),
@@ -1359,7 +1360,9 @@ static double open_loop(__u32 algo, __u32 flags, struct ol_src *src, int n)
 	c.rate_bps = 10000000ULL;
 	c.sb_size = 2000;
 	c.window_ns = 1000 * MS;
-	c.sample_bytes = c.rate_bps / 8 / c.sb_size;     /* as the loader derives it */
+	c.sample_bytes = c.rate_bps / 8 / c.sb_size;     /* as the loader derives it: */
+	if (c.sample_bytes < c.mtu_bytes)                /* at least one MTU */
+		c.sample_bytes = c.mtu_bytes;
 	c.alpha_milli = AFCD_DEF_ALPHA_MILLI;
 	c.beta_milli = AFCD_DEF_BETA_MILLI;
 	c.update_period_ns = 10 * MS;
@@ -1414,6 +1417,18 @@ static double open_loop(__u32 algo, __u32 flags, struct ol_src *src, int n)
 		ol_rng = ol_rng * 6364136223846793005ULL + 1442695040888963407ULL;
 		x->next_s += -log(((ol_rng >> 11) + 1) * (1.0 / 9007199254740993.0)) *
 			     len * 8.0 / x->rate_bps;
+	}
+	if (getenv("AFCD_TEST_VERBOSE")) {
+		struct afcd_est e = get_est(1);
+		struct afcd_queue q = get_queue(1);
+
+		printf("      est: m_fair %u waterline %u fair_rate %llu drain %u arrival %llu mice %u "
+		       "n_long %u | scan max %u | police %llu overlimit %llu aqm %llu\n", e.m_fair,
+		       e.waterline, (unsigned long long)e.fair_rate_bps, e.drain_milli,
+		       (unsigned long long)e.arrival_bps, e.mice_samples, e.n_long, sc.max_count,
+		       (unsigned long long)q.stats[AFCD_S_POLICE_DROP],
+		       (unsigned long long)q.stats[AFCD_S_OVERLIMIT_DROP],
+		       (unsigned long long)q.stats[AFCD_S_AQM_DROP]);
 	}
 	unload_ctl();
 	return src[0].admitted_late * 8.0 / (secs - from);   /* src[0]: the legitimate one */

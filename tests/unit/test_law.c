@@ -220,6 +220,12 @@ static void test_police_law(void)
 	/* expected: the first packet at an idle clock starts now */
 	CHECK_EQ(afcd_police(0, 1000, 100, 500, &next), 0);
 	CHECK_EQ(next, 1100);
+	/* drain factor: 1 up to min(target, horizon/4), then down to 1/4 */
+	CHECK_EQ(afcd_drain_milli(5000000, 5000000, 100000000), 1000);
+	CHECK_EQ(afcd_drain_milli(30000000, 5000000, 100000000), 500);
+	CHECK_EQ(afcd_drain_milli(100000000, 5000000, 100000000), 250);
+	CHECK_EQ(afcd_drain_milli(6000000, 14000000, 20000000), 900);   /* FaLL, 20 ms buffer */
+	CHECK_EQ(afcd_drain_milli(1, 0, 0), 1000);
 	/* expected: 600 ns ahead with a 500 ns lead: dropped */
 	CHECK_EQ(afcd_police(1600, 1000, 100, 500, &next), 1);
 	CHECK_EQ(afcd_police(1500, 1000, 100, 500, &next), 0);
@@ -509,6 +515,7 @@ static void test_refresh_step(void)
 	struct afcd_config c = {
 		.abi = AFCD_ABI_VERSION, .algo = AFCD_ALGO_AFCD, .rate_bps = 100000000ULL,
 		.target_ns = 5000000ULL, .interval_ns = 100000000ULL, .rtt_ns = 20000000ULL,
+		.horizon_ns = 100000000ULL,
 		.sample_bytes = 6250, .window_ns = 1000000000ULL, .sb_size = 2000,
 		.mtu_bytes = 1514, .alpha_milli = 1700, .beta_milli = 1800,
 	};
@@ -538,7 +545,7 @@ static void test_refresh_step(void)
 	 * Mbit/s instantaneous: m_fair falls, the offered load rises */
 	q.stats[AFCD_S_PASSED] = 2000;
 	q.sojourn_sum_ns = 2000 * 20000000ULL;
-	q.astats[AFCD_A_SAMPLED] = 160;
+	q.astats[AFCD_A_SAMPLED_BYTES] = 160 * 6250;
 	/* the first interval has no passed history: Q is the backlog now */
 	q.t_last_ns = now + 10000000ULL + 20000000ULL;
 	afcd_refresh(&c, &q, &sc, &e, now + 10000000ULL);
@@ -556,8 +563,10 @@ static void test_refresh_step(void)
 	afcd_refresh(&c, &q, &sc, &e, now + 10000000ULL);
 	CHECK_EQ(e.waterline, 400);
 	CHECK(e.m_fair >= 400 && e.m_fair < 1400, "m_fair %u", e.m_fair);
-	/* the fair rate is the rate of a flow holding m_fair samples */
-	CHECK_EQ(e.fair_rate_bps, (__u64)e.m_fair * e.arrival_bps / 2000);
+	/* the fair rate is the rate of a flow holding the water level, the
+	 * queue being empty (drain factor 1) */
+	CHECK_EQ(e.drain_milli, 1000);
+	CHECK_EQ(e.fair_rate_bps, 400ULL * e.arrival_bps / 2000);
 	/* expected: the controller lowers m_fair while the queue is high */
 	q.stats[AFCD_S_PASSED] = 6000;
 	q.sojourn_sum_ns += 2000 * 20000000ULL;
@@ -565,6 +574,10 @@ static void test_refresh_step(void)
 	afcd_refresh(&c, &q, &sc, &e, now + 20000000ULL);
 	CHECK(e.m_fair < m0, "m_fair %u, was %u", e.m_fair, m0);
 	CHECK(e.q_old_milli > 0, "Q %lld", (long long)e.q_old_milli);
+	/* 20 ms mean sojourn, 5 ms above min(target, horizon/4) = 5 ms, half a
+	 * horizon = 50 ms: the policer drains at 1 - 15/50 */
+	CHECK_EQ(e.drain_milli, 700);
+	CHECK_EQ(e.fair_rate_bps, 400ULL * e.arrival_bps / 2000 * 700 / 1000);
 	/* expected: with no samples the anchor is sb_size / N */
 	memset(&h, 0, sizeof(h));
 	scan_of(&h, 2000, &sc);
