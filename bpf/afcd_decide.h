@@ -13,7 +13,7 @@
  *                  counters and the state updates of admitted packets.
  *
  * The .bpf.c does only I/O around them: ctx, maps, the lock, tstamp, CE.
- * Source: docs/ALGORITHM.md sec. 2-6; RFC 8289 sec. 5; dissertation
+ * Source: docs/ALGORITHM.md sec. 2-6 and 3a; RFC 8289 sec. 5; dissertation
  * eq. 3.14 (AFCD), 4.5-4.6 and 4.16 (FaLL); AFD (Pan et al., CCR 2003).
  */
 #ifndef AFCD_DECIDE_H

@@ -352,7 +352,7 @@ struct afcd_water {
  * (sb_size * min(1, rate / offered load)) and the flows holding exactly
  * one sample count as ONE entity of n[1] samples: a sender that rotates
  * ports or spoofs sources (one sample per 5-tuple) is one flow here, not
- * thousands that each push the level down (docs/ALGORITHM.md sec. 3).
+ * thousands that each push the level down (docs/ALGORITHM.md sec. 3a).
  * n: n[c] = flows with c samples, c in [1, sb_size]; sb_size <=
  * AFCD_SB_SIZE_MAX. Two passes of at most sb_size steps, no sort. Runs in
  * the loader's scan (user space: two 4096-step passes are beyond what the
@@ -408,7 +408,7 @@ static inline void afcd_waterfill_hist(const __u32 *n, __u32 sb_size, __u64 capa
  * While the mean sojourn q_ns of the last refresh period exceeds
  * min(target, horizon / 4) the flows above the fair share are held below
  * it, proportionally, down to 1/4 at half a horizon above, so the queue
- * drains within a few refresh periods (docs/ALGORITHM.md sec. 4). */
+ * drains within a few refresh periods (docs/ALGORITHM.md sec. 3a). */
 #define AFCD_DRAIN_MIN_MILLI 250
 AFCD_INLINE __u32 afcd_drain_milli(__u64 q_ns, __u64 target_ns, __u64 horizon_ns)
 {
@@ -429,7 +429,7 @@ AFCD_INLINE __u32 afcd_drain_milli(__u64 q_ns, __u64 target_ns, __u64 horizon_ns
  * fair rate and the packet is dropped (return 1); otherwise it may pass
  * and, if admitted, the caller sets vt = *vt_next (= start + tx_fair_ns).
  * A flow at or below the fair rate never builds a lead. Source:
- * docs/ALGORITHM.md sec. 4 (the EDT clock of sec. 2 per flow, as a
+ * docs/ALGORITHM.md sec. 3a (the EDT clock of sec. 2 per flow, as a
  * token bucket of depth lead_ns at fair_rate). */
 AFCD_INLINE int afcd_police(__u64 vt, __u64 now, __u64 tx_fair_ns, __u64 lead_ns,
 			    __u64 *vt_next)

@@ -14,7 +14,7 @@
  *   - "samples" are shadow-buffer slots (AFD paper, Pan et al. CCR 2003;
  *     dissertation sec. 3.3.1 and 4.4.1).
  *
- * Source of the algorithm: ../shared/design/ALGORITHM.md, which cites
+ * Source of the algorithm: docs/ALGORITHM.md, which cites
  * L. Xue's dissertation (AFCD: ch. 3, eq. 3.3-3.14; FaLL: ch. 4,
  * eq. 4.1-4.16) and RFC 8289 (CoDel).
  */
@@ -123,7 +123,7 @@ enum afcd_cfg_flags {
 	 * (struct afcd_queue.mice_vt_ns), so a sender that rotates ports or
 	 * spoofs sources is held like one flow. The CoDel law alone raises
 	 * a flow's drop rate as sqrt(count)/interval and cannot hold a
-	 * non-responsive flow (docs/ALGORITHM.md sec. 4, "fairness module"). */
+	 * non-responsive flow (docs/ALGORITHM.md sec. 3a, the fairness module). */
 	AFCD_F_POLICE       = 1u << 2,
 	/* isolate (ALGORITHM.md sec. 3): the key the fair share is computed
 	 * on. Neither bit: the 5-tuple (flows, the dissertation's default).

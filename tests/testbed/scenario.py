@@ -32,7 +32,7 @@ def _udp_vs_cubic(k, n=1):
         for i in range(n)]
 
 
-LARGE_BDP = {"duration_s": 40.0, "warmup_s": 10.0}
+LARGE_BDP = {"duration_s": 30.0, "warmup_s": 8.0}
 
 # name -> (topology kind, description, flows(rate_mbit), defaults). The
 # defaults (rtt_ms, duration_s, warmup_s) apply unless given on the

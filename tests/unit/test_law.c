@@ -15,6 +15,7 @@
 
 #include "afcd_law.h"
 #include "afcd_ctl.h"
+#include "afcd_decide.h"
 #include "afcd_parse.h"
 #include "check.h"
 #include "pkt.h"
@@ -593,6 +594,110 @@ static void test_refresh_step(void)
 	CHECK_EQ(e.heartbeat_ns, now + 30000000ULL);
 }
 
+/* The per-packet decision on the host (bpf/afcd_decide.h): inputs from an
+ * estimate, then the locked section, with a clock we drive. */
+static __u32 decide_one(const struct afcd_config *c, const struct afcd_est *e,
+			struct afcd_queue *q, struct afcd_flow *f, __u32 m_i, __u64 now,
+			__u32 len, __u64 *t_dep)
+{
+	struct afcd_fair fs;
+	struct afcd_in in;
+	__u8 ce = 0;
+
+	memset(&in, 0, sizeof(in));
+	afcd_in_init(c, now, len, &in);
+	afcd_fair_now(c, e, q->n_active, now, &fs);
+	afcd_inputs(c, &fs, m_i, 1, 0, &in);
+	return afcd_decide(q, f, &in, t_dep, &ce);
+}
+
+static void test_decide_policer(void)
+{
+	struct afcd_config c = {
+		.abi = AFCD_ABI_VERSION, .algo = AFCD_ALGO_AFCD, .rate_bps = 100000000ULL,
+		.target_ns = 5000000ULL, .interval_ns = 100000000ULL, .horizon_ns = 100000000ULL,
+		.sb_size = 2000, .stale_after_ns = 1000000000ULL, .exponent = 3,
+		.flags = AFCD_F_POLICE, .mtu_bytes = 1514,
+	};
+	/* fresh estimate: water level 500 samples, fair rate 50 Mbit/s */
+	struct afcd_est e = { .heartbeat_ns = 1, .m_fair = 500, .waterline = 500,
+			      .mice_samples = 3, .fair_rate_bps = 50000000ULL };
+	struct afcd_queue q = { .n_active = 2 };
+	struct afcd_flow heavy = {0}, light = {0};
+	__u64 now = 1000000ULL, t, passed_heavy = 0, passed_light = 0;
+	__u32 v;
+	int i;
+
+	/* expected: a flow above the water level offered at 200 Mbit/s (a 1500-byte
+	 * frame every 60 us) is held at the fair rate, 50 Mbit/s, plus its lead
+	 * (min(interval, horizon/4) = 25 ms of the fair rate); one below the level
+	 * at 10 Mbit/s is never policed, although its rate is far above its own
+	 * m_i: the policer judges entities by the water level, not by rate */
+	for (i = 0; i < 20000; i++, now += 60000) {
+		e.heartbeat_ns = now;
+		v = decide_one(&c, &e, &q, &heavy, 1500, now, 1500, &t);
+		passed_heavy += v == AFCD_V_PASS;
+		if (i % 20 == 0) {
+			v = decide_one(&c, &e, &q, &light, 100, now, 1500, &t);
+			passed_light += v == AFCD_V_PASS;
+			CHECK(v != AFCD_V_DROP_POLICE, "light flow policed at %d", i);
+		}
+	}
+	/* 1.2 s at 50 Mbit/s = 5000 frames, + 25 ms lead ~ 104 */
+	CHECK(passed_heavy >= 4990 && passed_heavy <= 5120, "heavy passed %llu",
+	      (unsigned long long)passed_heavy);
+	CHECK_EQ(passed_light, 1000);
+	CHECK_EQ(q.stats[AFCD_S_POLICE_DROP], 20000 - passed_heavy);
+	CHECK_EQ(q.stats[AFCD_S_AQM_DROP], q.stats[AFCD_S_POLICE_DROP]);
+	CHECK_EQ(q.mice_vt_ns, 0);
+	/* expected: a mouse (m_i <= 1) is policed on the aggregate's clock when
+	 * the mice together are above the level, and not otherwise */
+	e.mice_samples = 600;
+	v = decide_one(&c, &e, &q, &light, 1, now, 1500, &t);
+	CHECK(q.mice_vt_ns > now, "mice clock %llu", (unsigned long long)q.mice_vt_ns);
+	/* expected: no fresh estimate: no policer, the datapath's fallback */
+	memset(&q, 0, sizeof(q));
+	memset(&heavy, 0, sizeof(heavy));
+	e.heartbeat_ns = 0;
+	now += 2000000000ULL;
+	for (i = 0; i < 100; i++, now += 60000)
+		CHECK(decide_one(&c, &e, &q, &heavy, 1500, now, 1500, &t) != AFCD_V_DROP_POLICE,
+		      "stale estimate policed");
+	CHECK_EQ(q.stats[AFCD_S_STALE_FALLBACK], 100);
+	/* expected: police off: never policed */
+	c.flags = 0;
+	e.heartbeat_ns = now;
+	for (i = 0; i < 1000; i++, now += 60000)
+		CHECK(decide_one(&c, &e, &q, &heavy, 1500, now, 1500, &t) != AFCD_V_DROP_POLICE,
+		      "police off");
+	/* expected: the horizon bounds everything (droptail, 1 ms) */
+	c.algo = AFCD_ALGO_DROPTAIL;
+	c.horizon_ns = 1000000ULL;
+	memset(&q, 0, sizeof(q));
+	for (i = 0; i < 9; i++)
+		v = decide_one(&c, &e, &q, NULL, 0, now, 1514, &t);
+	CHECK_EQ(v, AFCD_V_DROP_OVERLIMIT);
+	CHECK_EQ(q.stats[AFCD_S_PASSED], 8);
+}
+
+/* isolate: the key is reduced to the host. */
+static void test_isolate_key(void)
+{
+	struct afcd_flow_key k = { .ifindex = 3, .proto = 6, .sport = 1, .dport = 2,
+				   .saddr = { 1, 2, 3, 4 }, .daddr = { 5, 6, 7, 8 } }, x;
+
+	x = k;
+	afcd_isolate_key(0, &x);
+	CHECK(!memcmp(&x, &k, sizeof(k)), "flows: unchanged");
+	x = k;
+	afcd_isolate_key(AFCD_F_ISOLATE_SRC, &x);
+	CHECK(x.ifindex == 3 && !x.proto && !x.sport && !x.dport && x.saddr[3] == 4 &&
+	      !x.daddr[0] && !x.daddr[3], "srchost");
+	x = k;
+	afcd_isolate_key(AFCD_F_ISOLATE_DST, &x);
+	CHECK(x.ifindex == 3 && !x.proto && !x.saddr[3] && x.daddr[3] == 8, "dsthost");
+}
+
 static int parse_buf(const uint8_t *src, int len, struct afcd_pkt *p)
 {
 	/* exact-size heap copy so ASan catches any read past the end */
@@ -791,6 +896,8 @@ int main(int argc, char **argv)
 	TEST(test_target_i_fixed_point);
 	TEST(test_afd_probability);
 	TEST(test_police_law);
+	TEST(test_decide_policer);
+	TEST(test_isolate_key);
 	TEST(test_sampling_probability);
 	TEST(test_m_fair_fallback);
 	TEST(test_isqrt);
