@@ -36,7 +36,7 @@ struct afcd_in {
 	__u32 len;            /* wire length, bytes */
 	__u32 algo;           /* enum afcd_algo */
 	__u8  aqm;            /* IP packet with flow state: the drop law applies */
-	__u8  ip;             /* IP packet: the horizon applies */
+	__u8  ip;             /* IP packet (parsed into a flow key) */
 	__u8  ect;            /* ECT(0) or ECT(1) */
 	__u8  ecn_on;
 	__u8  codel_global;
@@ -157,7 +157,10 @@ AFCD_INLINE __u32 afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 	afcd_edt_schedule(in->now_ns, q->t_last_ns, in->tx_ns, &e);
 	*t_dep_ns = e.t_dep_ns;
 
-	if (in->ip && e.sojourn_ns > in->horizon_ns) {
+	/* every frame is bounded by the horizon, IP or not: a flood of
+	 * non-IP or unparsable frames must not push the clock past it, where
+	 * every IP packet after them would be dropped */
+	if (e.sojourn_ns > in->horizon_ns) {
 		verdict = AFCD_V_DROP_OVERLIMIT;
 		goto account;
 	}

@@ -31,7 +31,7 @@
 #define AFCD_ETH_P_8021Q     0x8100
 #define AFCD_ETH_P_8021AD    0x88A8
 #define AFCD_VLAN_MAX        2
-#define AFCD_IPV6_EXT_MAX    6
+#define AFCD_IPV6_EXT_MAX    15   /* the kernel flow dissector's MAX_FLOW_DISSECT_HDRS */
 
 #define AFCD_IPPROTO_HOPOPTS  0
 #define AFCD_IPPROTO_TCP      6

@@ -367,6 +367,24 @@ static unsigned long long delete_iface_keys(int fd, __u32 ifindex)
 	return n;
 }
 
+/* The ring restarted (sb_size changed): no flow of ifindex holds a sample
+ * any more. The datapath decrements m_i only for samples it evicts from
+ * the ring, so counts left from the old ring would never age out. */
+static void flows_zero_samples(struct pins *p, __u32 ifindex)
+{
+	struct afcd_flow_key k, next, *prev = NULL;
+	struct afcd_flow f;
+
+	while (!bpf_map_get_next_key(p->flows, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (k.ifindex != ifindex || bpf_map_lookup_elem(p->flows, &k, &f) || !f.m_i)
+			continue;
+		f.m_i = 0;
+		bpf_map_update_elem(p->flows, &k, &f, BPF_EXIST);
+	}
+}
+
 /* Zero the interface's histogram of sample counts. 0 or -errno. */
 static int hist_reset(struct pins *p, __u32 slot)
 {
@@ -459,6 +477,7 @@ static int config_write(struct pins *p, __u32 ifindex, struct afcd_config *c)
 		}
 		delete_iface_keys(p->count, ifindex);
 		hist_reset(p, slot);
+		flows_zero_samples(p, ifindex);
 		if (!bpf_map_lookup_elem_flags(p->queue, &slot, &q, BPF_F_LOCK)) {
 			q.n_active = 0;
 			q.sb_head = 0;
@@ -969,6 +988,7 @@ struct loop_state {
 	struct afcd_scan sc;       /* what we write to afcd_scan */
 	__u64 last_scan_ns, last_gc_ns, last_arm_ns;
 	unsigned long long rearms;
+	__u32 taken_over;          /* PID of the loader that took the interface over */
 };
 
 /* Delete this interface's flow state idle for more than idle_ns with no
@@ -1044,7 +1064,14 @@ static __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u
 	if (now - ls->last_scan_ns >= AFCD_SCAN_PERIOD_NS || !ls->last_scan_ns) {
 		struct afcd_est e;
 		const struct afcd_est *ep = &ls->e;
+		struct afcd_scan cur;
 
+		/* another loader took the interface over (attach --takeover) */
+		if (ls->last_scan_ns && !bpf_map_lookup_elem(p->scan, &c.slot, &cur) &&
+		    cur.loader_pid && cur.loader_pid != (__u32)getpid()) {
+			ls->taken_over = cur.loader_pid;
+			return 0;
+		}
 		if (ls->kernel && !bpf_map_lookup_elem(p->est, &c.slot, &e))
 			ep = &e;
 		scan_hist(p, &c, afcd_sb_capacity(c.sb_size, c.rate_bps, ep->arrival_bps), &ls->sc);
@@ -1229,6 +1256,27 @@ static void on_signal(int sig)
 
 /* ---- detach ---------------------------------------------------------------- */
 
+/* Is a live loader other than this process managing ifindex? Its PID in
+ * *pid (the scan's loader_pid, checked with kill(pid, 0)). */
+static bool running_loader(__u32 ifindex, __u32 *pid)
+{
+	struct afcd_config c;
+	struct afcd_scan sc;
+	struct pins p;
+	bool live = false;
+
+	if (pins_open(&p, true))
+		return false;
+	if (!cfg_lookup(&p, ifindex, &c) && c.slot < AFCD_MAX_IFACES &&
+	    !bpf_map_lookup_elem(p.scan, &c.slot, &sc) && sc.loader_pid &&
+	    sc.loader_pid != (__u32)getpid() && (kill((pid_t)sc.loader_pid, 0) == 0 || errno == EPERM)) {
+		*pid = sc.loader_pid;
+		live = true;
+	}
+	pins_close(&p);
+	return live;
+}
+
 /* Remove everything afcd put on DEV; unpin when no interface is left. */
 static int detach_dev(const char *dev, __u32 ifindex, bool quiet)
 {
@@ -1298,7 +1346,7 @@ static int cmd_detach(int argc, char **argv)
 /* ---- parameters from argv --------------------------------------------------- */
 
 struct run_opts {
-	bool install_fq, skip_fq_check, keep, quiet;
+	bool install_fq, skip_fq_check, keep, quiet, takeover;
 	int prom_port;
 	const char *prom_addr;
 	const char *config_file;
@@ -1321,6 +1369,7 @@ static int parse_args(int argc, char **argv, int first, struct params *p, struct
 			if (!strcmp(name, "install-fq")) { ro->install_fq = true; continue; }
 			if (!strcmp(name, "skip-fq-check")) { ro->skip_fq_check = true; continue; }
 			if (!strcmp(name, "keep")) { ro->keep = true; continue; }
+			if (!strcmp(name, "takeover")) { ro->takeover = true; continue; }
 			if (!strcmp(name, "quiet") || !strcmp(a, "-q")) { ro->quiet = true; continue; }
 			if (!strcmp(a, "-v") || !strcmp(name, "verbose")) { verbose = 1; continue; }
 			if (!strcmp(name, "prometheus") || !strcmp(name, "prometheus-addr") ||
@@ -1451,6 +1500,7 @@ static int cmd_attach(int argc, char **argv)
 	__u32 ifindex;
 	__u64 start = 0, next, busy0;
 	unsigned long long ticks = 0;
+	__u32 other = 0;
 	bool fq_installed = false, adopted = false;
 	int prom_fd = -1, rc = 1;
 
@@ -1483,6 +1533,11 @@ static int cmd_attach(int argc, char **argv)
 	if (!have_btf()) {
 		die_msg("this kernel exposes no BTF (/sys/kernel/btf/vmlinux): CO-RE programs "
 			"and spin-locked maps need CONFIG_DEBUG_INFO_BTF=y");
+		return 1;
+	}
+	if (running_loader(ifindex, &other) && !ro.takeover) {
+		die_msg("%s is already managed by the afcd loader with PID %u: stop it, or pass "
+			"--takeover to hand the interface to this one", dev, other);
 		return 1;
 	}
 	/* everything checked that can be checked without changing anything */
@@ -1595,7 +1650,12 @@ static int cmd_attach(int argc, char **argv)
 		__u64 now, period;
 
 		if (!(period = loop_tick(&p, ifindex, &ls, now_ns()))) {
-			die_msg("%s lost its afcd config (detached by someone else?): stopping", dev);
+			if (ls.taken_over)
+				die_msg("%s was taken over by the loader with PID %u: stopping and "
+					"leaving everything to it", dev, ls.taken_over);
+			else
+				die_msg("%s lost its afcd config (detached by someone else?): "
+					"stopping", dev);
 			rc = 1;
 			ro.keep = true;  /* nothing of ours left to remove */
 			break;
@@ -1630,7 +1690,8 @@ out_stop:
 	if (ls.ctl) {
 		struct afcd_ctl_args a = { .op = AFCD_CTL_DISARM, .slot = fp.c.slot };
 
-		ctl_run(ls.ctl, &a);
+		if (!ls.taken_over)      /* the timer is the new loader's now */
+			ctl_run(ls.ctl, &a);
 		afcd_ctl_bpf__destroy(ls.ctl);
 	}
 	getrusage(RUSAGE_SELF, &ru);
@@ -1651,8 +1712,10 @@ out_stop:
 		fprintf(stderr, "\n");
 	}
 	if (ro.keep) {
-		ls.sc.loader_pid = 0;
-		bpf_map_update_elem(p.scan, &fp.c.slot, &ls.sc, BPF_ANY);
+		if (!ls.taken_over) {
+			ls.sc.loader_pid = 0;
+			bpf_map_update_elem(p.scan, &fp.c.slot, &ls.sc, BPF_ANY);
+		}
 		goto out_pins;
 	}
 out_detach:
@@ -1669,7 +1732,7 @@ out_skel:
 out_fq:
 	if (prom_fd >= 0)
 		close(prom_fd);
-	if (rc && fq_installed) {
+	if (rc && fq_installed && !start) {   /* failed before running: undo our fq */
 		static char out[1024];
 
 		RUN(out, sizeof(out), "tc", "qdisc", "del", "dev", (char *)dev, "root");
@@ -1688,6 +1751,8 @@ static int cmd_params(void)
 	       "  --install-fq          install a root fq sized for the program if missing\n"
 	       "  --skip-fq-check       attach without sch_fq (tests; tstamps not enforced)\n"
 	       "  --keep                on exit, leave the program, config and pins in place\n"
+	       "  --takeover            take the interface from a running loader, which then\n"
+	       "                        stops and leaves everything in place\n"
 	       "  --prometheus PORT     serve /metrics on PORT (default off)\n"
 	       "  --prometheus-addr A   address to listen on (default 127.0.0.1)\n"
 	       "  -c, --config FILE     read parameters from FILE (flags override it)\n"

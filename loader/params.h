@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/types.h>
 
 #include "afcd_maps.h"
 #include "afcd_law.h"
@@ -106,7 +107,8 @@ static inline int parse_scaled(const char *s, double *num, const char **suffix)
 
 	errno = 0;
 	*num = strtod(s, &end);
-	if (errno || end == s || *num < 0)
+	/* !(x >= 0) refuses NaN too; strtod also reads "inf" */
+	if (errno || end == s || !(*num >= 0) || *num > 1.8e19)
 		return -1;
 	*suffix = end;
 	return 0;
@@ -254,8 +256,8 @@ static inline int param_set(struct params *p, const char *name, const char *val,
 		const char *u;
 		double x;
 
-		if (parse_scaled(val, &x, &u) || *u || x > 1000) {
-			snprintf(err, errlen, "%s: '%s' is not a number in [0, 1000]", d->name, val);
+		if (parse_scaled(val, &x, &u) || *u || x <= 0 || x > 1000) {
+			snprintf(err, errlen, "%s: '%s' is not a number in (0, 1000]", d->name, val);
 			return -1;
 		}
 		*(__u32 *)field = (__u32)(x * 1000 + 0.5);
@@ -417,14 +419,20 @@ static inline int params_validate(const struct params *p, char *err, size_t errl
 		BAD("ce_threshold: at most 17s");
 	if (!c->sb_size || c->sb_size > AFCD_SB_SIZE_MAX)
 		BAD("sb_size: must be in [1, %d]", AFCD_SB_SIZE_MAX);
-	if (!c->window_ns)
-		BAD("window: must be above 0");
-	if (!c->sample_bytes)
-		BAD("sample_bytes: must be at least 1");
+	if (!c->window_ns || c->window_ns > AFCD_TIME_MAX_NS)
+		BAD("window: must be in (0, 17s]");
+	if (!c->sample_bytes || c->sample_bytes > AFCD_SAMPLE_BYTES_MAX)
+		BAD("sample_bytes: must be in [1, %llu]", (unsigned long long)AFCD_SAMPLE_BYTES_MAX);
 	if (c->update_period_ns < 100000ULL || c->update_period_ns > 10000000000ULL)
 		BAD("update_period: must be in [100us, 10s]");
 	if (c->stale_after_ns < c->update_period_ns)
 		BAD("stale_after must be at least update_period");
+	if (c->stale_after_ns > AFCD_TIME_MAX_NS)
+		BAD("stale_after: at most 17s (longer would keep a dead loader's estimates)");
+	if (!c->alpha_milli || !c->beta_milli || c->alpha_milli >= c->beta_milli)
+		BAD("alpha (%.3f) and beta (%.3f) must be above 0 with alpha < beta (the AFD "
+		    "controller's integral gain beta - alpha must be positive)",
+		    c->alpha_milli / 1e3, c->beta_milli / 1e3);
 	if (c->exponent < 1 || c->exponent > AFCD_EXPONENT_MAX)
 		BAD("exponent: must be in [1, 4]");
 	if (c->mtu_bytes < 68 || c->mtu_bytes > 65536)
@@ -433,22 +441,38 @@ static inline int params_validate(const struct params *p, char *err, size_t errl
 	return 0;
 }
 
-/* Read "name value" or "name = value" lines; '#' starts a comment. */
+/* Read "name value" or "name = value" lines; '#' starts a comment. A line
+ * longer than PARAMS_LINE_MAX, one with a NUL byte, or one with text after
+ * the value is an error naming the file and line: nothing is half-read. */
+#define PARAMS_LINE_MAX 511
 static inline int params_load_file(struct params *p, const char *path, char *err, size_t errlen)
 {
-	char line[512];
 	FILE *f = fopen(path, "r");
-	int lineno = 0;
+	char *line = NULL, sub[200];
+	size_t cap = 0;
+	ssize_t n;
+	int lineno = 0, rc = 0;
 
 	if (!f) {
 		snprintf(err, errlen, "config file %s: %s", path, strerror(errno));
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		char *s = line, *name, *val, *hash = strchr(line, '#');
-		char sub[200];
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		char *s = line, *name, *val, *extra, *hash;
 
 		lineno++;
+		if ((size_t)n != strlen(line)) {
+			snprintf(err, errlen, "%s:%d: the line has a NUL byte", path, lineno);
+			rc = -1;
+			break;
+		}
+		if (n > PARAMS_LINE_MAX) {
+			snprintf(err, errlen, "%s:%d: the line is longer than %d characters", path,
+				 lineno, PARAMS_LINE_MAX);
+			rc = -1;
+			break;
+		}
+		hash = strchr(line, '#');
 		if (hash)
 			*hash = 0;
 		while (isspace((unsigned char)*s))
@@ -457,14 +481,22 @@ static inline int params_load_file(struct params *p, const char *path, char *err
 			continue;
 		name = strtok(s, " \t=\r\n");
 		val = strtok(NULL, " \t=\r\n");
+		extra = strtok(NULL, " \t\r\n");
+		if (extra) {
+			snprintf(err, errlen, "%s:%d: '%s' after the value of %s", path, lineno,
+				 extra, name);
+			rc = -1;
+			break;
+		}
 		if (param_set(p, name, val, sub, sizeof(sub))) {
 			snprintf(err, errlen, "%s:%d: %s", path, lineno, sub);
-			fclose(f);
-			return -1;
+			rc = -1;
+			break;
 		}
 	}
+	free(line);
 	fclose(f);
-	return 0;
+	return rc;
 }
 
 #endif /* AFCD_PARAMS_H */

@@ -78,6 +78,7 @@
 #define AFCD_TIME_MAX_NS      (1ULL << 34)            /* ~17.2 s: keeps target * Q16 ratios in u64 */
 #define AFCD_INTERVAL_MAX_NS  10000000000ULL          /* 10 s */
 #define AFCD_EXPONENT_MAX     4
+#define AFCD_SAMPLE_BYTES_MAX (1ULL << 30)            /* keeps rand * sample_bytes in u64 */
 
 /* Defaults (ALGORITHM.md sec. 3-5; Table 3.1 and 4.1). */
 #define AFCD_DEF_TARGET_NS        5000000ULL    /* 5 ms (Table 3.1) */

@@ -257,6 +257,14 @@ BAD_CASES = [
     (["attach", "v0", "rate", "100mbit", "algo", "red"], "algo"),
     (["attach", "v0", "rate", "100mbit", "exponent", "9"], "exponent"),
     (["attach", "v0", "rate", "100mbit", "bogus", "1"], "bogus"),
+    (["attach", "v0", "rate", "100mbit", "alpha", "nan"], "alpha"),
+    (["attach", "v0", "rate", "100mbit", "alpha", "inf"], "alpha"),
+    (["attach", "v0", "rate", "100mbit", "beta", "0"], "beta"),
+    (["attach", "v0", "rate", "100mbit", "alpha", "1.9"], "alpha"),      # beta 1.8 <= alpha
+    (["attach", "v0", "rate", "100mbit", "stale_after", "10000000000s"], "stale_after"),
+    (["attach", "v0", "rate", "100mbit", "sample_bytes", "5000000000"], "sample_bytes"),
+    (["attach", "v0", "rate", "100mbit", "window", "1000000000s"], "window"),
+    (["attach", "v0", "rate", "100mbit", "isolate", "hosts"], "isolate"),
     (["attach", "nosuchdev0", "rate", "100mbit"], "nosuchdev0"),
     (["attach", "v0", "rate", "100mbit"], "fq"),                 # no sch_fq under it
     (["attach", "v0", "rate", "100mbit", "--install-fq"], "sch_fq"),
@@ -319,6 +327,18 @@ def test_config_file_and_flags_override(pair, tmp_path):
     bad.write_text("rate 100mbit\ntarget soon\n")
     r = afcd(a, "attach", "v0", "-c", bad, "--skip-fq-check", check=False)
     assert r.returncode != 0 and "bad.conf:2" in r.stderr and "target" in r.stderr
+    # trailing tokens, a NUL byte, an overlong line: one error naming the
+    # line, nothing attached
+    before = (tc_state(a, "v0"), nslib.pins())
+    for body, line, word in ((b"rate 100mbit\ntarget 5ms 7ms\n", 2, "after the value"),
+                             (b"rate 100mbit\n\x00target 1ms\n", 2, "NUL"),
+                             (b"rate 100mbit\n#" + b"x" * 600 + b"\n", 2, "longer")):
+        bad.write_bytes(body)
+        r = afcd(a, "attach", "v0", "-c", bad, "--skip-fq-check", check=False)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        assert r.returncode != 0 and len(lines) == 1, r.stderr
+        assert "bad.conf:%d" % line in lines[0] and word in lines[0], lines[0]
+        assert (tc_state(a, "v0"), nslib.pins()) == before
 
 
 def test_afcd_top_names_real_flows(pair):
@@ -375,3 +395,56 @@ def test_isolate_and_police_params(pair):
         stop(p)
     out = afcd(None, "params").stdout
     assert "isolate" in out and "police" in out
+
+
+def test_second_attach_refused_then_takeover(pair):
+    """A second loader on the same interface is refused with the running
+    loader's PID and changes nothing; with --takeover it takes the
+    interface and the first stops, leaving everything in place."""
+    a, b = pair
+    p1 = start_loader(a, "v0", "rate", RATE, "--skip-fq-check")
+    try:
+        before = (tc_state(a, "v0"), nslib.pins())
+        r = afcd(a, "attach", "v0", "rate", "50mbit", "--skip-fq-check", check=False)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        assert r.returncode != 0 and len(lines) == 1 and str(p1.pid) in lines[0], r.stderr
+        assert "--takeover" in lines[0]
+        assert (tc_state(a, "v0"), nslib.pins()) == before
+        assert afcd_stats(a, "v0", flows=False)["config"]["rate_bps"] == 100_000_000
+        assert p1.poll() is None
+        p2 = start_loader(a, "v0", "rate", "50mbit", "--skip-fq-check", "--takeover")
+        try:
+            assert p1.wait(timeout=10) == 1           # it noticed and stepped aside
+            s = afcd_stats(a, "v0", flows=False)
+            assert s["config"]["rate_bps"] == 50_000_000
+            assert s["estimates"]["loader_pid"] == p2.pid
+            assert "afcd_egress" in in_ns(a, ["tc", "filter", "show", "dev", "v0",
+                                              "egress"]).stdout
+            time.sleep(0.3)
+            s = afcd_stats(a, "v0", flows=False)
+            assert s["estimates"]["loader_fresh"] and s["estimates"]["refresher"] == "kernel"
+        finally:
+            assert stop(p2) == 0
+    finally:
+        stop(p1)
+    assert nslib.pins() == []
+
+
+def test_sb_size_change_clears_stale_samples(pair):
+    """A live sb_size change restarts the ring: no flow keeps samples of
+    the old ring (they would never age out)."""
+    a, b = pair
+    p = start_loader(a, "v0", "rate", "10mbit", "sb_size", "200", "--skip-fq-check")
+    try:
+        traffic(a, b)
+        s = afcd_stats(a, "v0")
+        assert sum(f["m_i"] for f in s["flows"]) > 50, s["flows"]
+        afcd(a, "set", "v0", "sb_size", "100")
+        s = afcd_stats(a, "v0", dt=0)
+        assert all(f["m_i"] == 0 for f in s["flows"]), s["flows"]
+        assert s["estimates"]["n_flows"] == 0
+        traffic(a, b)
+        s = afcd_stats(a, "v0")
+        assert 0 < sum(f["m_i"] for f in s["flows"]) <= 100, s["flows"]
+    finally:
+        stop(p)

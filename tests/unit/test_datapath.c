@@ -325,7 +325,7 @@ static void test_horizon_drop(void)
 
 		CHECK_EQ(q.stats[AFCD_S_OVERLIMIT_DROP], 2);
 		CHECK_EQ(q.stats[AFCD_S_AQM_DROP], 0);
-		CHECK_EQ(q.stats[AFCD_S_PASSED], 9);
+		CHECK_EQ(q.stats[AFCD_S_PASSED], 10);
 		CHECK(!get_flow(&big, 1, &f), "flow state");
 		CHECK_EQ(f.drops, 2);
 		CHECK_EQ(f.packets, 9);
@@ -359,6 +359,51 @@ static void test_non_ip_never_dropped(void)
 
 		CHECK_EQ(q.stats[AFCD_S_NON_IP], 1);
 		CHECK_EQ(q.t_last_ns, o.tstamp);
+	}
+	unload();
+}
+
+/* Expected result: 20,000 back-to-back 1514-byte non-IP frames on a 10 Mbit/s
+ * queue with a 100 ms horizon never push the clock beyond the horizon (they
+ * are dropped as overlimit there), and an IP packet once the queue drained
+ * passes again; so do unparsable IP frames (issue 11.1). */
+static void test_non_ip_flood_bounded_by_horizon(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct pkt_spec ip = pkt_tcp4(1000, 1514);
+	__u8 frame[1514];
+	__u64 now = 1000 * MS;
+	struct out o;
+	int i, passed = 0;
+
+	SETUP();
+	c.rate_bps = 10000000ULL;          /* tx(1514) = 1.2112 ms */
+	c.horizon_ns = 100 * MS;
+	set_cfg(1, &c);
+	set_now(now);
+	memset(frame, 0, sizeof(frame));
+	frame[12] = 0x88;                  /* LLDP-like EtherType: not IP */
+	frame[13] = 0xcc;
+	for (i = 0; i < 20000; i++)
+		passed += run_if(frame, sizeof(frame), 1, &o) == TC_ACT_OK;
+	CHECK(peek_t_last(1) <= now + c.horizon_ns, "t_last %llu ms ahead",
+	      (unsigned long long)(peek_t_last(1) - now) / MS);
+	CHECK_EQ(passed, 82);              /* floor(100 ms / 1.2112 ms) */
+	/* a malformed IPv4 frame (bad version) is bounded the same way */
+	{
+		__u8 buf[PKT_MAX];
+		int len = pkt_build(buf, &ip);
+
+		buf[14] = 0x75;
+		CHECK_EQ(run_if(buf, len, 1, &o), TC_ACT_SHOT);
+	}
+	set_now(now + c.horizon_ns + 2 * MS);
+	CHECK_EQ(run(&ip, &o), TC_ACT_OK);
+	{
+		struct afcd_queue q = get_queue(1);
+
+		CHECK_EQ(q.stats[AFCD_S_NON_IP], 20000);
+		CHECK_EQ(q.stats[AFCD_S_OVERLIMIT_DROP], 20000 - 82 + 1);
 	}
 	unload();
 }
@@ -864,7 +909,7 @@ static void test_malformed_pass_and_counted(void)
 	struct out o;
 	int len, n_ok = 0;
 	const __u8 frag6[8] = { 17, 0, 0x00, 0x09, 0, 0, 0, 7 };
-	__u8 chain[8 * 8];
+	__u8 chain[16 * 8];
 
 	SETUP();
 	c.sample_bytes = 1;
@@ -892,14 +937,20 @@ static void test_malformed_pass_and_counted(void)
 	CHECK_EQ(o.data[14], 0x43);               /* passed unharmed */
 	buf[14] = 0x75;
 	n_ok += run_if(buf, len, 1, &o) == TC_ACT_OK;
-	/* IPv6 with a chain of 8 extension headers */
+	/* IPv6 with a chain of 16 extension headers: one more than the
+	 * kernel's flow dissector follows (15, which the parser follows too) */
 	s = pkt_tcp6(2, 200);
 	memset(chain, 0, sizeof(chain));
-	for (int i = 0; i < 8; i++)
-		chain[8 * i] = i == 7 ? 6 : 60;
+	for (int i = 0; i < 16; i++)
+		chain[8 * i] = i == 15 ? 6 : 60;
 	s.v6_ext = chain;
 	s.v6_ext_len = sizeof(chain);
 	s.v6_first_nh = 60;
+	len = pkt_build(buf, &s);
+	n_ok += run_if(buf, len, 1, &o) == TC_ACT_OK;
+	/* and of 15: a TCP flow with its ports */
+	s.v6_ext_len = 15 * 8;
+	chain[8 * 14] = 6;
 	len = pkt_build(buf, &s);
 	n_ok += run_if(buf, len, 1, &o) == TC_ACT_OK;
 	/* truncated VLAN tag */
@@ -916,19 +967,26 @@ static void test_malformed_pass_and_counted(void)
 	s.v6_ext_len = sizeof(frag6);
 	s.v6_first_nh = 44;
 	n_ok += run(&s, &o) == TC_ACT_OK;
-	CHECK_EQ(n_ok, 9);
+	CHECK_EQ(n_ok, 10);
 	{
 		struct afcd_queue q = get_queue(1);
 
 		CHECK_EQ(q.stats[AFCD_S_PARSE_ERR], 6);  /* VLAN cut, options, ports, IHL, version, chain */
 		CHECK_EQ(q.stats[AFCD_S_NON_IP], 1);     /* the truncated VLAN frame */
 		CHECK_EQ(q.stats[AFCD_S_FRAGMENT], 2);
-		CHECK_EQ(q.stats[AFCD_S_PASSED], 9);
+		CHECK_EQ(q.stats[AFCD_S_PASSED], 10);
 		CHECK_EQ(q.stats[AFCD_S_AQM_DROP] + q.stats[AFCD_S_OVERLIMIT_DROP], 0);
 	}
-	/* only the two fragment flows got state: malformed frames made none */
-	CHECK_EQ(map_count(skel->maps.afcd_flows), 2);
-	CHECK_EQ(map_count(skel->maps.afcd_sb_count), 2);
+	/* only the two fragment flows and the 15-header one got state:
+	 * malformed frames made none */
+	CHECK_EQ(map_count(skel->maps.afcd_flows), 3);
+	CHECK_EQ(map_count(skel->maps.afcd_sb_count), 3);
+	{
+		struct afcd_flow f;
+
+		s.v6_ext_len = 15 * 8;
+		CHECK(!get_flow(&s, 1, &f), "15-header flow keyed by its ports");
+	}
 	unload();
 }
 
@@ -1540,6 +1598,7 @@ int main(int argc, char **argv)
 	TEST(test_edt_spacing);
 	TEST(test_horizon_drop);
 	TEST(test_non_ip_never_dropped);
+	TEST(test_non_ip_flood_bounded_by_horizon);
 	TEST(test_unconfigured_passthrough);
 	TEST(test_afcd_heavy_dropped_light_never);
 	TEST(test_codel_law_in_datapath);

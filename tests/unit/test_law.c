@@ -758,7 +758,7 @@ static void test_parse_ipv6_ext_and_fragments(void)
 	const uint8_t frag[8] = { 17, 0, 0x00, 0x01, 0, 0, 0, 1 };
 	/* atomic fragment (offset 0, M = 0) -> TCP: parsed through */
 	const uint8_t afrag[8] = { 6, 0, 0, 0, 0, 0, 0, 1 };
-	uint8_t chain[8 * 7];
+	uint8_t chain[8 * 16];
 	struct afcd_pkt p;
 	struct pkt_spec s = pkt_tcp6(40002, 200);
 	int len, i;
@@ -787,14 +787,23 @@ static void test_parse_ipv6_ext_and_fragments(void)
 	CHECK_EQ(p.fragment, 0);
 	CHECK_EQ(ntohs(p.key.sport), 40002);
 
-	/* seven destination-options headers: longer than we follow */
-	for (i = 0; i < 7; i++) {
+	/* seven destination-options headers (routers forward these): followed,
+	 * as the kernel's flow dissector does up to 15 */
+	for (i = 0; i < 16; i++) {
 		memset(chain + 8 * i, 0, 8);
 		chain[8 * i] = i == 6 ? 6 : 60;
 	}
 	s.v6_ext = chain;
-	s.v6_ext_len = sizeof(chain);
+	s.v6_ext_len = 7 * 8;
 	s.v6_first_nh = 60;
+	len = pkt_build(buf, &s);
+	CHECK_EQ(parse_buf(buf, len, &p), AFCD_P_IP);
+	CHECK_EQ(ntohs(p.key.sport), 40002);
+	CHECK_EQ(p.key.proto, 6);
+	/* sixteen: longer than the flow dissector (and we) follow */
+	chain[8 * 6] = 60;
+	chain[8 * 15] = 6;
+	s.v6_ext_len = 16 * 8;
 	len = pkt_build(buf, &s);
 	CHECK_EQ(parse_buf(buf, len, &p), AFCD_P_MALFORMED);
 
