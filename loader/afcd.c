@@ -29,6 +29,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -67,6 +69,17 @@ static __u64 now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/* CPU time (user + system) this process used so far, seconds; BPF program
+ * verification during loading counts as system time. */
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
 static int libbpf_print(enum libbpf_print_level l, const char *f, va_list a)
@@ -347,6 +360,50 @@ static int cfg_lookup(struct pins *p, __u32 ifindex, struct afcd_config *c)
 	return bpf_map_lookup_elem(p->cfg, &ifindex, c);
 }
 
+/* The cookie of this process's network namespace (SO_NETNS_COOKIE, Linux
+ * >= 5.14), or 0 when the kernel cannot tell. */
+static __u64 netns_cookie(void)
+{
+	static __u64 cookie;
+	static bool done;
+	socklen_t len = sizeof(cookie);
+	int fd;
+
+	if (done)
+		return cookie;
+	done = true;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len))
+		cookie = 0;
+	if (fd >= 0)
+		close(fd);
+	return cookie;
+}
+
+/* Refuse (one line, -1) when ifindex's config was written from another
+ * network namespace: the same ifindex there is another interface, and the
+ * pins are shared (issue 11.7). 0 when there is no config, or it is ours,
+ * or either side's namespace is unknown, or claim is set (attach
+ * --takeover: that namespace is gone, or the operator says so). */
+static int cfg_check_netns(struct pins *p, __u32 ifindex, const char *dev, bool claim)
+{
+	struct afcd_config c;
+	__u64 mine = netns_cookie();
+
+	if (cfg_lookup(p, ifindex, &c) || !c.netns_cookie || !mine || c.netns_cookie == mine ||
+	    claim)
+		return 0;
+	die_msg("ifindex %u (%s here) is configured from another network namespace (netns "
+		"cookie %llu, this one %llu) that shares %s: refusing to change or show it; "
+		"'afcd attach %s ... --takeover' claims it if that namespace is gone", ifindex,
+		dev, (unsigned long long)c.netns_cookie, (unsigned long long)mine, AFCD_PIN_DIR,
+		dev);
+	return -1;
+}
+
 /* Delete this interface's entries from a map keyed by afcd_flow_key. */
 static unsigned long long delete_iface_keys(int fd, __u32 ifindex)
 {
@@ -420,7 +477,33 @@ static int slot_reset(struct pins *p, __u32 slot, __u32 ifindex)
 	return err;
 }
 
-/* The slot of ifindex: its existing one, or the lowest free one. */
+/* Serialise slot allocation and release between afcd processes (issue 11.4):
+ * an exclusive flock(2) on the pin directory, held from choosing a slot to
+ * writing the config, and from deleting a config to zeroing its slot. Two
+ * interfaces configured at the same moment otherwise both see the same
+ * lowest free slot. Returns the descriptor for pins_unlock(), or -1 with
+ * the error reported. Blocks while another afcd holds it (microseconds). */
+static int pins_lock(void)
+{
+	int fd = open(AFCD_PIN_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		die_msg("cannot lock %s: %s", AFCD_PIN_DIR, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void pins_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);        /* releases the flock */
+}
+
+/* The slot of ifindex: its existing one, or the lowest free one. Call with
+ * pins_lock() held. */
 static int slot_choose(struct pins *p, __u32 ifindex, __u32 *slot, bool *existing)
 {
 	__u32 key, next, *prev = NULL, used = 0;
@@ -448,8 +531,9 @@ static int slot_choose(struct pins *p, __u32 ifindex, __u32 *slot, bool *existin
 }
 
 /* Write a complete, validated config for ifindex, claiming a slot if it
- * has none; resets the shadow buffer when its geometry changes. */
-static int config_write(struct pins *p, __u32 ifindex, struct afcd_config *c)
+ * has none; resets the shadow buffer when its geometry changes. Call with
+ * pins_lock() held. */
+static int config_write_locked(struct pins *p, __u32 ifindex, struct afcd_config *c)
 {
 	struct afcd_config old;
 	bool existing;
@@ -460,6 +544,7 @@ static int config_write(struct pins *p, __u32 ifindex, struct afcd_config *c)
 		return -1;
 	c->slot = slot;
 	c->ifindex = ifindex;
+	c->netns_cookie = netns_cookie();
 	if (!existing) {
 		err = slot_reset(p, slot, ifindex);
 		if (err) {
@@ -490,6 +575,18 @@ static int config_write(struct pins *p, __u32 ifindex, struct afcd_config *c)
 		return -1;
 	}
 	return 0;
+}
+
+/* config_write_locked() under the pin directory's lock. */
+static int config_write(struct pins *p, __u32 ifindex, struct afcd_config *c)
+{
+	int lock = pins_lock(), err;
+
+	if (lock < 0)
+		return -1;
+	err = config_write_locked(p, ifindex, c);
+	pins_unlock(lock);
+	return err;
 }
 
 static struct params params_from_config(const struct afcd_config *c)
@@ -890,6 +987,10 @@ static int cmd_stats(int argc, char **argv)
 	}
 	if (check_ifname(argv[optind], &ifindex) || check_privileges() || pins_open(&p, false))
 		return 1;
+	if (cfg_check_netns(&p, ifindex, argv[optind], false)) {
+		pins_close(&p);
+		return 1;
+	}
 	if (snapshot_read(&p, ifindex, &s0)) {
 		die_msg("%s is not configured (no afcd config for ifindex %u)", argv[optind], ifindex);
 		pins_close(&p);
@@ -1277,6 +1378,19 @@ static bool running_loader(__u32 ifindex, __u32 *pid)
 	return live;
 }
 
+/* cfg_check_netns() with the pins opened here; 0 when nothing is pinned. */
+static int check_netns(__u32 ifindex, const char *dev, bool claim)
+{
+	struct pins p;
+	int err;
+
+	if (pins_open(&p, true))
+		return 0;
+	err = cfg_check_netns(&p, ifindex, dev, claim);
+	pins_close(&p);
+	return err;
+}
+
 /* Remove everything afcd put on DEV; unpin when no interface is left. */
 static int detach_dev(const char *dev, __u32 ifindex, bool quiet)
 {
@@ -1285,6 +1399,7 @@ static int detach_dev(const char *dev, __u32 ifindex, bool quiet)
 	struct tcf_scan s;
 	struct pins p;
 	bool have_pins = !pins_open(&p, true), had_cfg = false;
+	int lock;
 
 	while (tc_find_afcd_filter(dev, &s)) {
 		char pref[32], handle[32];
@@ -1297,6 +1412,7 @@ static int detach_dev(const char *dev, __u32 ifindex, bool quiet)
 			break;
 		}
 	}
+	lock = have_pins ? pins_lock() : -1;
 	if (have_pins && !cfg_lookup(&p, ifindex, &c)) {
 		struct afcd_queue q = {0};
 		struct afcd_est e = {0};
@@ -1321,9 +1437,10 @@ static int detach_dev(const char *dev, __u32 ifindex, bool quiet)
 		__u32 k;
 
 		if (bpf_map_get_next_key(p.cfg, NULL, &k))
-			pins_unlink();   /* no interface left */
+			pins_unlink();   /* no interface left (still locked: no attach in between) */
 		pins_close(&p);
 	}
+	pins_unlock(lock);
 	if (!quiet)
 		fprintf(stderr, "%s: detached from %s%s\n", prog, dev,
 			had_cfg ? "" : " (it had no afcd config)");
@@ -1338,7 +1455,8 @@ static int cmd_detach(int argc, char **argv)
 		die_msg("usage: afcd detach DEV");
 		return 2;
 	}
-	if (check_ifname(argv[1], &ifindex) || check_privileges())
+	if (check_ifname(argv[1], &ifindex) || check_privileges() ||
+	    check_netns(ifindex, argv[1], false))
 		return 1;
 	return detach_dev(argv[1], ifindex, false);
 }
@@ -1453,6 +1571,10 @@ static int cmd_set(int argc, char **argv)
 		return 1;
 	if (check_privileges() || pins_open(&p, false))
 		return 1;
+	if (cfg_check_netns(&p, ifindex, argv[1], false)) {
+		pins_close(&p);
+		return 1;
+	}
 	exists = !cfg_lookup(&p, ifindex, &cur);
 	if (exists) {
 		full = params_from_config(&cur);
@@ -1494,15 +1616,15 @@ static int cmd_attach(int argc, char **argv)
 	struct loop_state ls = {0};
 	struct tcf_scan tf;
 	struct pins p;
-	struct rusage ru;
 	const char *dev;
 	char err[256];
 	__u32 ifindex;
 	__u64 start = 0, next, busy0;
+	double cpu0 = 0;
 	unsigned long long ticks = 0;
 	__u32 other = 0;
 	bool fq_installed = false, adopted = false;
-	int prom_fd = -1, rc = 1;
+	int prom_fd = -1, rc = 1, lock = -1, werr;
 
 	if (argc < 2) {
 		die_msg("usage: afcd attach DEV rate R [param value]... [--install-fq] [--keep] "
@@ -1535,6 +1657,8 @@ static int cmd_attach(int argc, char **argv)
 			"and spin-locked maps need CONFIG_DEBUG_INFO_BTF=y");
 		return 1;
 	}
+	if (check_netns(ifindex, dev, ro.takeover))
+		return 1;
 	if (running_loader(ifindex, &other) && !ro.takeover) {
 		die_msg("%s is already managed by the afcd loader with PID %u: stop it, or pass "
 			"--takeover to hand the interface to this one", dev, other);
@@ -1555,6 +1679,11 @@ static int cmd_attach(int argc, char **argv)
 		goto out_fq;
 	}
 
+	/* from loading (which creates or reuses the pins) to the config written:
+	 * no detach may unlink the pins and no other attach take the same slot */
+	lock = pins_lock();
+	if (lock < 0)
+		goto out_fq;
 	if (tc_find_afcd_filter(dev, &tf) && !pins_open(&p, true)) {
 		adopted = true;   /* attached by hand or by a loader run with --keep */
 	} else {
@@ -1579,7 +1708,10 @@ static int cmd_attach(int argc, char **argv)
 		if (!cfg_lookup(&p, ifindex, &old))
 			fp.c.flags |= old.flags & (AFCD_F_FQ_INSTALLED | AFCD_F_LOADER_PROG);
 	}
-	if (config_write(&p, ifindex, &fp.c))
+	werr = config_write_locked(&p, ifindex, &fp.c);
+	pins_unlock(lock);
+	lock = -1;
+	if (werr)
 		goto out_pins;
 	if (!adopted) {
 		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex, .attach_point = BPF_TC_EGRESS);
@@ -1619,6 +1751,7 @@ static int cmd_attach(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 	start = next = now_ns();
+	cpu0 = cpu_seconds();     /* loading and verifying not counted below */
 	ls.last_gc_ns = start;
 	if (!loop_tick(&p, ifindex, &ls, start)) {     /* the first scan, before arming */
 		die_msg("%s lost its afcd config while attaching", dev);
@@ -1694,17 +1827,15 @@ out_stop:
 			ctl_run(ls.ctl, &a);
 		afcd_ctl_bpf__destroy(ls.ctl);
 	}
-	getrusage(RUSAGE_SELF, &ru);
 	if (!ro.quiet && start) {
 		double wall = (double)(now_ns() - start) / 1e9;
-		double cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-			     ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+		double cpu = cpu_seconds() - cpu0;
 		struct afcd_est e;
 		double busy = 0;
 
 		if (ls.kernel && !bpf_map_lookup_elem(p.est, &fp.c.slot, &e))
 			busy = (double)(e.busy_ns - busy0) / 1e9;
-		fprintf(stderr, "%s: %.2f s, %llu ticks, cpu %.3f s (%.2f%% of one core)", prog, wall,
+		fprintf(stderr, "%s: %.2f s, %llu ticks, cpu %.3f s after attach (%.2f%% of one core)", prog, wall,
 			ticks, cpu, wall > 0 ? 100 * cpu / wall : 0);
 		if (ls.kernel)
 			fprintf(stderr, "; kernel refresh step %.3f s (%.3f%%)", busy,
@@ -1730,6 +1861,7 @@ out_pins:
 out_skel:
 	afcd_bpf__destroy(skel);
 out_fq:
+	pins_unlock(lock);
 	if (prom_fd >= 0)
 		close(prom_fd);
 	if (rc && fq_installed && !start) {   /* failed before running: undo our fq */

@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 3u
+#define AFCD_ABI_VERSION 4u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -212,8 +212,13 @@ struct afcd_config {
 	__u32 beta_milli;       /* AFD controller beta * 1000 (refresh step) */
 	__u32 slot;             /* index into afcd_queue/afcd_est/afcd_sb_ring, < AFCD_MAX_IFACES */
 	__u32 ifindex;          /* the key, repeated for readers of a dump */
+	__u64 netns_cookie;     /* network namespace of the interface (SO_NETNS_COOKIE of
+				 * the writer), 0 = unknown. The pins are shared by every
+				 * namespace that mounts this bpffs and ifindexes repeat
+				 * across namespaces: the loader refuses to touch an entry
+				 * written from another namespace (issue 11.7) */
 };
-_Static_assert(sizeof(struct afcd_config) == 120, "afcd_config ABI");
+_Static_assert(sizeof(struct afcd_config) == 128, "afcd_config ABI");
 
 /* ---- Estimates: map afcd_est -------------------------------------------
  * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_est. Written every

@@ -448,3 +448,56 @@ def test_sb_size_change_clears_stale_samples(pair):
         assert 0 < sum(f["m_i"] for f in s["flows"]) <= 100, s["flows"]
     finally:
         stop(p)
+
+
+def test_concurrent_configs_get_distinct_slots(pair):
+    """Expected result: four interfaces configured at the same moment, 25
+    rounds, always get four different slots and all stay configured (issue
+    11.4: without the pin directory's lock two collided in 8 of 40 rounds)."""
+    a, b = pair
+    in_ns(a, ["tc", "qdisc", "add", "dev", "v0", "clsact"])
+    in_ns(a, ["tc", "filter", "add", "dev", "v0", "egress", "bpf", "da", "obj",
+              nslib.BPF_OBJ, "sec", "tc"])
+    afcd(a, "set", "v0", "rate", RATE)     # keeps the pins across the detaches below
+    devs = ["s1", "s2", "s3", "s4"]
+    for i in (1, 3):
+        in_ns(a, ["ip", "link", "add", "s%d" % i, "type", "veth", "peer", "name", "s%d" % (i + 1)])
+    try:
+        for _ in range(25):
+            ps = [subprocess.Popen(nslib.ns_cmd(a, [nslib.AFCD, "set", d, "rate", RATE]),
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                  for d in devs]
+            for p in ps:
+                assert p.wait(timeout=30) == 0, p.stderr.read()
+            slots = [afcd_stats(a, d, flows=False, dt=0)["slot"] for d in devs]
+            assert len(set(slots)) == len(devs), slots
+            for d in devs:
+                afcd(a, "detach", d)
+    finally:
+        for d in devs:
+            afcd(a, "detach", d, check=False)
+        for d in ("s1", "s3"):
+            in_ns(a, ["ip", "link", "del", d], check=False)
+
+
+def test_same_ifindex_in_another_netns_refused(pair):
+    """Expected result: namespaces a and b share the bpffs and their veths
+    have the same ifindex; once a configured v0, every afcd command on v1
+    in b (set, stats, detach, attach) is refused with one line naming the
+    other namespace, and a's configuration is unchanged (issue 11.7)."""
+    a, b = pair
+    idx = [json.loads(in_ns(ns, ["ip", "-j", "link", "show", d]).stdout)[0]["ifindex"]
+           for ns, d in ((a, "v0"), (b, "v1"))]
+    assert idx[0] == idx[1], "the test needs equal ifindexes: %s" % idx
+    in_ns(a, ["tc", "qdisc", "add", "dev", "v0", "clsact"])
+    in_ns(a, ["tc", "filter", "add", "dev", "v0", "egress", "bpf", "da", "obj",
+              nslib.BPF_OBJ, "sec", "tc"])
+    afcd(a, "set", "v0", "rate", RATE, "algo", "codel")
+    before = afcd_stats(a, "v0", flows=False, dt=0)["config"]
+    for args in (["set", "v1", "rate", "5mbit"], ["stats", "v1"], ["detach", "v1"],
+                 ["attach", "v1", "rate", "5mbit", "--skip-fq-check"]):
+        r = afcd(b, *args, check=False)
+        assert r.returncode != 0 and "another network namespace" in r.stderr, (args, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert afcd_stats(a, "v0", flows=False, dt=0)["config"] == before
+    assert in_ns(b, ["tc", "filter", "show", "dev", "v1", "egress"]).stdout == ""
