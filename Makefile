@@ -41,9 +41,10 @@ SANITIZE  ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-s
 BPF_OBJS  := $(OUT)/afcd.bpf.o $(OUT)/afcd_ctl.bpf.o $(OUT)/bench.bpf.o
 SKELS     := $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(OUT)/bench.skel.h
 BINS      := $(OUT)/afcd $(OUT)/test_law $(OUT)/test_datapath $(OUT)/afcd-bench
-HDRS      := maps/afcd_maps.h maps/afcd_maps.bpf.h bpf/afcd_law.h bpf/afcd_ctl.h bpf/afcd_parse.h
+HDRS      := maps/afcd_maps.h maps/afcd_maps.bpf.h bpf/afcd_law.h bpf/afcd_ctl.h bpf/afcd_parse.h \
+             bpf/afcd_decide.h
 
-.PHONY: all deps test test-unit test-netns test-vm bench demo clean
+.PHONY: all deps test test-unit test-netns test-vm bench fuzz demo clean
 .DELETE_ON_ERROR:
 
 all: $(BPF_OBJS) $(SKELS) $(BINS)
@@ -103,6 +104,11 @@ test-vm: all
 bench: all
 	$(Q)$(OUT)/afcd-bench
 	$(Q)$(PYTHON) tools/afcd-bench-loader
+
+# 10^7 mutated frames (2 * 10^6 per algorithm) through the datapath;
+# make test runs 10^5 per algorithm.
+fuzz: all
+	$(Q)AFCD_FUZZ_N=2000000 $(OUT)/test_datapath test_fuzz
 
 # The README's demo command: installs what is missing, builds, runs the
 # main job (in a VM when this kernel lacks sch_fq or netem).

@@ -272,9 +272,12 @@ int afcd_egress(struct __sk_buff *skb)
 		if (afcd_sample_hit(afcd_rand(), in.len, cfg->sample_bytes))
 			afcd_sb_sample(q, slot, sb_size, &pkt.key, f,
 				       in.len > cfg->sample_bytes ? in.len : cfg->sample_bytes);
-		if (f && cfg->algo != AFCD_ALGO_DROPTAIL && cfg->algo != AFCD_ALGO_CODEL)
+		if (f && cfg->algo != AFCD_ALGO_DROPTAIL && cfg->algo != AFCD_ALGO_CODEL) {
+			struct afcd_sb_hist *h = bpf_map_lookup_elem(&afcd_sb_hist, &slot);
+
 			afcd_fair_now(cfg, bpf_map_lookup_elem(&afcd_est, &slot), q->n_active,
-				      in.now_ns, &fs);
+				      h ? *(volatile __u32 *)&h->n[1] : 0, in.now_ns, &fs);
+		}
 		afcd_inputs(cfg, &fs, f ? f->m_i : 0, !!f,
 			    cfg->algo == AFCD_ALGO_AFD ? afcd_rand() & 0xffff : 0, &in);
 	}

@@ -47,7 +47,8 @@ struct afcd_in {
 
 /* The estimate a packet is judged against: the refresh step's while its
  * heartbeat is younger than stale_after (ALGORITHM.md sec. 3), else the
- * datapath's own (sb_size / N, RTT / sqrt(N), no policer). */
+ * datapath's own (sb_size / N, RTT / sqrt(N), a policer at rate / N while
+ * the queue is above target). */
 struct afcd_fair {
 	__u32 m_fair;         /* samples */
 	__u32 waterline;      /* max-min share, samples: only entities above it are policed */
@@ -58,8 +59,10 @@ struct afcd_fair {
 };
 
 AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_est *e,
-			       __s32 n_active, __u64 now, struct afcd_fair *fs)
+			       __s32 n_active, __u32 n_mice, __u64 now, struct afcd_fair *fs)
 {
+	__s32 n;
+
 	if (e && e->m_fair && (__s64)(now - e->heartbeat_ns) <= (__s64)c->stale_after_ns) {
 		fs->m_fair = e->m_fair;
 		fs->waterline = e->waterline;
@@ -69,12 +72,28 @@ AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_es
 		fs->stale = 0;
 		return;
 	}
-	fs->m_fair = afcd_m_fair_fallback(c->sb_size, n_active);
+	/* N with the mice (flows holding one sample, n_mice = the histogram's
+	 * n[1]) counted as one entity, as the scan counts them: a sender that
+	 * rotates ports or spoofs sources must not drive sb_size / N to 1 */
+	if (n_active < 0)
+		n_active = 0;
+	if ((__s64)n_mice > n_active)
+		n_mice = (__u32)n_active;
+	n = n_active - (__s32)n_mice + (n_mice > 0);
+	fs->m_fair = afcd_m_fair_fallback(c->sb_size, n);
+	/* FaLL's N leaves the mice out, as the refresh step's n_long does */
 	fs->gt_ns = c->algo == AFCD_ALGO_FALL ?
-		afcd_fall_global_target_ns(c->rtt_ns, n_active,
+		afcd_fall_global_target_ns(c->rtt_ns, n_active - (__s32)n_mice,
 					   2 * afcd_tx_ns(c->mtu_bytes, c->rate_bps),
 					   c->interval_ns) : 0;
-	fs->fair_rate_bps = 0;
+	/* the fallback policer (issue 11.8): without the scan's water level,
+	 * a flow holding more than the equal share of the ring (sb_size / N)
+	 * (the mice aggregate too, on its own clock) is held at rate / N, and
+	 * only while the queue is above its target (afcd_decide()), so the
+	 * fallback never idles the link */
+	fs->waterline = fs->m_fair;
+	fs->mice_samples = n_mice;
+	fs->fair_rate_bps = n > 1 ? c->rate_bps / (__u64)n : 0;
 	fs->stale = 1;
 }
 
@@ -171,7 +190,7 @@ AFCD_INLINE __u32 afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 
 	/* the fairness module's enforcement first: a flow far beyond its fair
 	 * rate is held there whatever the delay law says */
-	if (in->police_tx_ns &&
+	if (in->police_tx_ns && (!in->stale || e.sojourn_ns > in->law_target_ns) &&
 	    afcd_police(in->mouse ? q->mice_vt_ns : f->vt_ns, in->now_ns, in->police_tx_ns,
 			in->police_lead_ns, &vt_next)) {
 		verdict = AFCD_V_DROP_POLICE;

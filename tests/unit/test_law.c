@@ -594,6 +594,38 @@ static void test_refresh_step(void)
 	CHECK_EQ(e.heartbeat_ns, now + 30000000ULL);
 }
 
+/* Expected result: with a stale estimate, the datapath's fallback counts
+ * the mice (flows with one sample) as one entity: 2 flows and 1000 mice are
+ * N = 3, m_fair = sb_size / 3, the water level the same, the fair rate
+ * rate / 3; with a fresh estimate the refresh step's values are used. */
+static void test_fair_now_fallback(void)
+{
+	struct afcd_config c = {
+		.abi = AFCD_ABI_VERSION, .algo = AFCD_ALGO_AFCD, .rate_bps = 90000000ULL,
+		.sb_size = 3000, .stale_after_ns = 1000000ULL,
+	};
+	struct afcd_est e = { .heartbeat_ns = 1, .m_fair = 77, .waterline = 66,
+			      .fair_rate_bps = 5, .mice_samples = 4 };
+	struct afcd_fair fs;
+
+	afcd_fair_now(&c, &e, 1002, 1000, 500000ULL, &fs);          /* fresh */
+	CHECK_EQ(fs.stale, 0);
+	CHECK_EQ(fs.m_fair, 77);
+	CHECK_EQ(fs.waterline, 66);
+	CHECK_EQ(fs.fair_rate_bps, 5);
+	afcd_fair_now(&c, &e, 1002, 1000, 5000000ULL, &fs);         /* stale */
+	CHECK_EQ(fs.stale, 1);
+	CHECK_EQ(fs.m_fair, 1000);
+	CHECK_EQ(fs.waterline, 1000);
+	CHECK_EQ(fs.mice_samples, 1000);
+	CHECK_EQ(fs.fair_rate_bps, 30000000ULL);
+	afcd_fair_now(&c, NULL, 1, 0, 5000000ULL, &fs);             /* one flow: no policer */
+	CHECK_EQ(fs.m_fair, 3000);
+	CHECK_EQ(fs.fair_rate_bps, 0);
+	afcd_fair_now(&c, NULL, 5, 9, 5000000ULL, &fs);             /* racy counts: clamped */
+	CHECK_EQ(fs.m_fair, 3000);
+}
+
 /* The per-packet decision on the host (bpf/afcd_decide.h): inputs from an
  * estimate, then the locked section, with a clock we drive. */
 static __u32 decide_one(const struct afcd_config *c, const struct afcd_est *e,
@@ -606,7 +638,7 @@ static __u32 decide_one(const struct afcd_config *c, const struct afcd_est *e,
 
 	memset(&in, 0, sizeof(in));
 	afcd_in_init(c, now, len, &in);
-	afcd_fair_now(c, e, q->n_active, now, &fs);
+	afcd_fair_now(c, e, q->n_active, 0, now, &fs);
 	afcd_inputs(c, &fs, m_i, 1, 0, &in);
 	return afcd_decide(q, f, &in, t_dep, &ce);
 }
@@ -905,6 +937,7 @@ int main(int argc, char **argv)
 	TEST(test_target_i_fixed_point);
 	TEST(test_afd_probability);
 	TEST(test_police_law);
+	TEST(test_fair_now_fallback);
 	TEST(test_decide_policer);
 	TEST(test_isolate_key);
 	TEST(test_sampling_probability);
