@@ -25,7 +25,7 @@ else
 endif
 
 # Debian 12 packages (bookworm): build, load, test, testbed, tools.
-DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc
+DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libmicrohttpd-dev pkg-config make gcc
 DEB_RUN   := iproute2 iperf3 ethtool iputils-ping procps kmod
 DEB_PY    := python3 python3-pytest python3-matplotlib python3-bpfcc
 DEB_VM    := linux-image-amd64 qemu-system-x86 python3-pip busybox
@@ -67,9 +67,9 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUT)/afcd: loader/afcd.c loader/*.h $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(HDRS) | $(OUT)
+$(OUT)/afcd: loader/*.c loader/*.h $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(HDRS) | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader loader/afcd.c -o $@ $(LIBS) -lm
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader loader/*.c -o $@ $(LIBS) -lmicrohttpd -lm
 
 $(OUT)/test_law: tests/unit/test_law.c tests/unit/pkt.h tests/unit/check.h $(HDRS) | $(OUT)
 	$(call msg,CC,$@)

@@ -26,7 +26,6 @@
 #include <math.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -41,6 +40,7 @@
 #include "params.h"
 #include "sys.h"
 #include "afcd_ctl.h"
+#include "metrics_http.h"
 #include "afcd.skel.h"
 #include "afcd_ctl.skel.h"
 
@@ -1303,51 +1303,23 @@ static size_t render_metrics(char *b, size_t n, const char *dev, const struct sn
 	return p.o < n ? p.o : n;
 }
 
-static void serve_metrics(int lfd, const char *dev, struct pins *p, __u32 ifindex)
+/* What the metrics server's thread reads: the pins (descriptors shared
+ * with the main thread, read-only there) once ready is set. */
+struct metrics_ctx {
+	const char *dev;
+	struct pins *p;
+	__u32 ifindex;
+	volatile int ready;
+};
+
+static size_t metrics_render(char *buf, size_t n, void *arg)
 {
-	static char body[16384];
-	char hdr[160], req[1024];
+	struct metrics_ctx *m = arg;
 	struct snapshot s;
-	size_t blen = 0;
-	int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
 
-	if (cfd < 0)
-		return;
-	setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(cfd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (read(cfd, req, sizeof(req)) < 0) {
-		close(cfd);
-		return;
-	}
-	if (!snapshot_read(p, ifindex, &s))
-		blen = render_metrics(body, sizeof(body), dev, &s);
-	snprintf(hdr, sizeof(hdr), "HTTP/1.0 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\n"
-		 "Content-Length: %zu\r\nConnection: close\r\n\r\n", blen);
-	if (write(cfd, hdr, strlen(hdr)) > 0 && blen)
-		(void)!write(cfd, body, blen);
-	close(cfd);
-}
-
-static int listen_metrics(const char *addr, int port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((__u16)port) };
-	int fd, one = 1;
-
-	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1) {
-		die_msg("prometheus-addr '%s' is not an IPv4 address", addr);
-		return -1;
-	}
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8)) {
-		die_msg("prometheus: cannot listen on %s:%d: %s", addr, port, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	return fd;
+	if (!__atomic_load_n(&m->ready, __ATOMIC_ACQUIRE) || snapshot_read(m->p, m->ifindex, &s))
+		return 0;
+	return render_metrics(buf, n, m->dev, &s);
 }
 
 static void on_signal(int sig)
@@ -1624,7 +1596,9 @@ static int cmd_attach(int argc, char **argv)
 	unsigned long long ticks = 0;
 	__u32 other = 0;
 	bool fq_installed = false, adopted = false;
-	int prom_fd = -1, rc = 1, lock = -1, werr;
+	struct metrics_http *prom = NULL;
+	struct metrics_ctx mctx = {0};
+	int rc = 1, lock = -1, werr;
 
 	if (argc < 2) {
 		die_msg("usage: afcd attach DEV rate R [param value]... [--install-fq] [--keep] "
@@ -1672,8 +1646,15 @@ static int cmd_attach(int argc, char **argv)
 	} else if (check_fq(dev, &fp.c, ro.install_fq, &fq_installed)) {
 		return 1;
 	}
-	if (ro.prom_port && (prom_fd = listen_metrics(ro.prom_addr, ro.prom_port)) < 0)
-		goto out_fq;
+	if (ro.prom_port) {         /* before anything changes: a port in use is refused */
+		mctx = (struct metrics_ctx){ .dev = dev, .p = &p, .ifindex = ifindex };
+		prom = metrics_http_start(ro.prom_addr, ro.prom_port, metrics_render, &mctx,
+					  err, sizeof(err));
+		if (!prom) {
+			die_msg("%s", err);
+			goto out_fq;
+		}
+	}
 	if (ensure_bpffs(AFCD_PIN_DIR)) {
 		die_msg("cannot mount bpffs on /sys/fs/bpf: %s", strerror(errno));
 		goto out_fq;
@@ -1779,6 +1760,7 @@ static int cmd_attach(int argc, char **argv)
 			ls.kernel ? "a BPF timer" : "this process", ro.keep ? ", --keep" : "");
 
 	rc = 0;
+	__atomic_store_n(&mctx.ready, 1, __ATOMIC_RELEASE);   /* pins open, config written */
 	while (!stop_flag) {
 		__u64 now, period;
 
@@ -1804,15 +1786,7 @@ static int cmd_attach(int argc, char **argv)
 		next += period;                /* live changes of the period apply here */
 		if ((__s64)(next - now) < 0)
 			next = now;                /* fell behind: do not burst */
-		if (prom_fd >= 0) {
-			struct pollfd pfd = { .fd = prom_fd, .events = POLLIN };
-			__u64 wait = next - now;
-			struct timespec ts = { .tv_sec = (time_t)(wait / 1000000000ULL),
-					       .tv_nsec = (long)(wait % 1000000000ULL) };
-
-			if (ppoll(&pfd, 1, &ts, NULL) > 0)
-				serve_metrics(prom_fd, dev, &p, ifindex);
-		} else {
+		{
 			struct timespec ts = { .tv_sec = (time_t)(next / 1000000000ULL),
 					       .tv_nsec = (long)(next % 1000000000ULL) };
 
@@ -1850,20 +1824,20 @@ out_stop:
 		goto out_pins;
 	}
 out_detach:
+	metrics_http_stop(prom);    /* its thread reads the pins: stop it first */
 	pins_close(&p);
 	afcd_bpf__destroy(skel);
-	if (prom_fd >= 0)
-		close(prom_fd);
 	detach_dev(dev, ifindex, ro.quiet);
 	return rc;
 out_pins:
+	metrics_http_stop(prom);
+	prom = NULL;
 	pins_close(&p);
 out_skel:
 	afcd_bpf__destroy(skel);
 out_fq:
 	pins_unlock(lock);
-	if (prom_fd >= 0)
-		close(prom_fd);
+	metrics_http_stop(prom);
 	if (rc && fq_installed && !start) {   /* failed before running: undo our fq */
 		static char out[1024];
 

@@ -225,6 +225,75 @@ def test_prometheus_endpoint(pair):
         stop(p)
 
 
+FLOOD = r"""
+import http.client, socket, sys, threading, time
+port = int(sys.argv[1])
+idle = []
+for _ in range(30):                        # idle connections that never send
+    try:
+        idle.append(socket.create_connection(("127.0.0.1", port), timeout=2))
+    except OSError:
+        pass
+def burst():
+    for _ in range(30):
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=0.5)
+            s.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+            s.close()                      # without reading the answer
+        except OSError:
+            pass
+ts = [threading.Thread(target=burst) for _ in range(10)]   # 300 requests
+for t in ts: t.start()
+for t in ts: t.join()
+time.sleep(1.0)
+for s in idle: s.close()
+"""
+
+
+def _http(ns, port, method, path):
+    """(status, body) of one request from inside ns."""
+    r = in_ns(ns, ["python3", "-c",
+                   "import http.client,sys;c=http.client.HTTPConnection('127.0.0.1',%d,timeout=5);"
+                   "c.request('%s','%s');r=c.getresponse();"
+                   "sys.stdout.write('%%d\\n' %% r.status + r.read().decode())"
+                   % (port, method, path)])
+    status, _, body = r.stdout.partition("\n")
+    return int(status), body
+
+
+def test_prometheus_answers_only_metrics_and_survives_a_flood(pair):
+    """Expected result: /metrics answers 200 to GET, other paths 404, other
+    methods 405; while 30 idle connections and 300 unread requests from 10
+    threads hit the port, the loader's scans go on at their period (at least
+    half of the scans a quiet second gets) and /metrics still answers
+    afterwards (issue 11.2: served from the tick, they stopped the scans for
+    15 s)."""
+    a, b = pair
+    port = 9500 + os.getpid() % 100
+    p = start_loader(a, "v0", "rate", RATE, "--skip-fq-check", "--prometheus", port)
+    try:
+        assert _http(a, port, "GET", "/metrics")[0] == 200
+        assert _http(a, port, "GET", "/")[0] == 404
+        assert _http(a, port, "POST", "/metrics")[0] == 405
+        assert _http(a, port, "DELETE", "/x")[0] == 405
+
+        def scans():
+            return afcd_stats(a, "v0", flows=False, dt=0)["estimates"]["scans"]
+
+        s0, t0 = scans(), time.monotonic()
+        time.sleep(2.0)
+        quiet = (scans() - s0) / (time.monotonic() - t0)
+        s0, t0 = scans(), time.monotonic()
+        in_ns(a, ["python3", "-c", FLOOD, str(port)], timeout=120)
+        flood = (scans() - s0) / (time.monotonic() - t0)
+        assert flood >= 0.5 * quiet, (flood, quiet)
+        status, body = _http(a, port, "GET", "/metrics")
+        assert status == 200 and "afcd_packets_total" in body
+        assert p.poll() is None
+    finally:
+        stop(p)
+
+
 def test_bpftool_recipes_name_real_flows(pair):
     """The README's bpftool recipes, against our pins (issue 5)."""
     a, b = pair
