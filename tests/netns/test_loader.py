@@ -20,6 +20,13 @@ from nslib import afcd, afcd_stats, in_ns, start_loader, stop, tc_state
 RATE = "100mbit"
 
 
+def hand_attach(ns, dev):
+    """The README's by-hand attachment: clsact and the object with tc."""
+    in_ns(ns, ["tc", "qdisc", "add", "dev", dev, "clsact"])
+    in_ns(ns, ["tc", "filter", "add", "dev", dev, "egress", "bpf", "da", "obj",
+               nslib.BPF_OBJ, "sec", "tc"])
+
+
 def traffic(a, b, seconds=1):
     """A ping and a short, bounded TCP transfer from a to b."""
     in_ns(a, ["ping", "-c", "3", "-i", "0.2", "-W", "1", "198.18.0.2"])
@@ -180,9 +187,7 @@ def test_keep_leaves_it_running(pair):
 
 def test_hand_attached_with_tc_then_configured_and_adopted(pair):
     a, b = pair
-    in_ns(a, ["tc", "qdisc", "add", "dev", "v0", "clsact"])
-    in_ns(a, ["tc", "filter", "add", "dev", "v0", "egress", "bpf", "da", "obj",
-              nslib.BPF_OBJ, "sec", "tc"])
+    hand_attach(a, "v0")
     assert nslib.pins() == sorted(nslib.PIN_NAMES)
     # unconfigured: packets pass untouched
     in_ns(a, ["ping", "-c", "2", "-i", "0.2", "198.18.0.2"])
@@ -414,9 +419,7 @@ def test_afcd_top_names_real_flows(pair):
     """The live view on a filter attached by hand and configured with
     `afcd set`, without a loader (issue 5)."""
     a, b = pair
-    in_ns(a, ["tc", "qdisc", "add", "dev", "v0", "clsact"])
-    in_ns(a, ["tc", "filter", "add", "dev", "v0", "egress", "bpf", "da", "obj",
-              nslib.BPF_OBJ, "sec", "tc"])
+    hand_attach(a, "v0")
     afcd(a, "set", "v0", "rate", RATE, "algo", "afcd")
     srv = subprocess.Popen(nslib.ns_cmd(b, ["iperf3", "-s", "-1", "-p", "5201"]),
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -524,9 +527,7 @@ def test_concurrent_configs_get_distinct_slots(pair):
     rounds, always get four different slots and all stay configured (issue
     11.4: without the pin directory's lock two collided in 8 of 40 rounds)."""
     a, b = pair
-    in_ns(a, ["tc", "qdisc", "add", "dev", "v0", "clsact"])
-    in_ns(a, ["tc", "filter", "add", "dev", "v0", "egress", "bpf", "da", "obj",
-              nslib.BPF_OBJ, "sec", "tc"])
+    hand_attach(a, "v0")
     afcd(a, "set", "v0", "rate", RATE)     # keeps the pins across the detaches below
     devs = ["s1", "s2", "s3", "s4"]
     for i in (1, 3):
@@ -558,9 +559,7 @@ def test_same_ifindex_in_another_netns_refused(pair):
     idx = [json.loads(in_ns(ns, ["ip", "-j", "link", "show", d]).stdout)[0]["ifindex"]
            for ns, d in ((a, "v0"), (b, "v1"))]
     assert idx[0] == idx[1], "the test needs equal ifindexes: %s" % idx
-    in_ns(a, ["tc", "qdisc", "add", "dev", "v0", "clsact"])
-    in_ns(a, ["tc", "filter", "add", "dev", "v0", "egress", "bpf", "da", "obj",
-              nslib.BPF_OBJ, "sec", "tc"])
+    hand_attach(a, "v0")
     afcd(a, "set", "v0", "rate", RATE, "algo", "codel")
     before = afcd_stats(a, "v0", flows=False, dt=0)["config"]
     for args in (["set", "v1", "rate", "5mbit"], ["stats", "v1"], ["detach", "v1"],
