@@ -8,11 +8,12 @@
  *      slot in the array maps); unconfigured: pass untouched;
  *   2. parse; IP packets get a flow key, per-flow state (LRU) and, with
  *      probability len/sample_bytes, a sample in the shadow buffer;
- *   3. outside the lock: m_i, m_fair, target_i, the fair rate (or the
- *      AFD probability): afcd_inputs() of afcd_decide.h;
- *   4. under the interface's bpf_spin_lock: afcd_decide(): EDT schedule,
- *      horizon, the fair-rate policer, the drop law of cfg->algo,
- *      counters, t_last;
+ *   3. m_i, m_fair, target_i, the fair rate (or the AFD probability):
+ *      afcd_inputs() of afcd_decide.h;
+ *   4. afcd_decide(), lock-free: EDT schedule, horizon, the fair-rate
+ *      policer, the drop law of cfg->algo, counters, t_last committed
+ *      with atomics (the whole queue's CoDel state, algo codel or
+ *      codel_state global, under a try-lock);
  *   5. admitted packets get skb->tstamp = t_dep (sch_fq holds them until
  *      then) and, when the law says so, CE instead of a drop.
  *
@@ -26,6 +27,7 @@
 
 #define AFCD_INLINE static __always_inline
 #include "afcd_maps.bpf.h"
+#define AFCD_DECIDE_FN __attribute__((noinline)) __u32
 #include "afcd_decide.h"
 #include "afcd_parse.h"
 
@@ -33,6 +35,7 @@
 #define TC_ACT_SHOT 2
 #define AFCD_EEXIST 17
 #define AFCD_PULL_LEN 128
+#define AFCD_ETH_HLEN 14
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -199,12 +202,19 @@ AFCD_INLINE void afcd_sb_sample(struct afcd_queue *q, __u32 slot, __u32 sb_size,
 		__sync_fetch_and_add(&f->m_i, 1);
 }
 
-/* Set CE in the IP header at l3_off (IPv4: with an incremental header
- * checksum update; IPv6: no checksum). Returns 1 if marked. */
+/* Set CE on an ECT packet whose IP header is at l3_off. An untagged frame
+ * goes through the kernel's bpf_skb_ecn_set_ce() (INET_ECN_set_ce(): the
+ * IPv4 checksum kept right by the kernel's own code); a frame whose IP
+ * header sits behind VLAN tags in the data, which that helper does not
+ * look through (it reads skb->protocol), is marked by hand: IPv4 with an
+ * incremental header checksum update (RFC 1624), IPv6 without checksum.
+ * Returns 1 if marked. */
 AFCD_INLINE int afcd_set_ce(struct __sk_buff *skb, __u32 l3_off, __u8 family)
 {
 	__u8 b[2];
 
+	if (l3_off == AFCD_ETH_HLEN)
+		return bpf_skb_ecn_set_ce(skb) == 1;
 	if (bpf_skb_load_bytes(skb, l3_off, b, 2))
 		return 0;
 	if (family == 4) {
@@ -283,15 +293,13 @@ int afcd_egress(struct __sk_buff *skb)
 	}
 	/* IP without flow state (insert failed): EDT and horizon only. */
 
-	bpf_spin_lock(&q->lock);
 	if (st == AFCD_P_NON_IP)
-		q->stats[AFCD_S_NON_IP]++;
+		__sync_fetch_and_add(&q->stats[AFCD_S_NON_IP], 1);
 	else if (st == AFCD_P_MALFORMED)
-		q->stats[AFCD_S_PARSE_ERR]++;
+		__sync_fetch_and_add(&q->stats[AFCD_S_PARSE_ERR], 1);
 	if (pkt.fragment)
-		q->stats[AFCD_S_FRAGMENT]++;
+		__sync_fetch_and_add(&q->stats[AFCD_S_FRAGMENT], 1);
 	verdict = afcd_decide(q, f, &in, &t_dep, &ce_thr_mark);
-	bpf_spin_unlock(&q->lock);
 
 	if (verdict != AFCD_V_PASS && verdict != AFCD_V_MARK)
 		return TC_ACT_SHOT;

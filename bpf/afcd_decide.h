@@ -4,13 +4,14 @@
  * functions, compiled into the BPF program and into the host tests
  * (tests/unit/test_law.c), in the manner of the kernel's codel_impl.h:
  *
- *   afcd_inputs()  outside the lock: which fair share and targets this
+ *   afcd_inputs()  which fair share and targets this
  *                  packet is judged against (the refresh step's estimate
  *                  while fresh, else the datapath's fallback), target_i,
  *                  the AFD coin, the policer's tx at the fair rate;
- *   afcd_decide()  under the interface's lock: the EDT schedule, the
- *                  horizon, the policer, the drop law of cfg->algo, CE,
- *                  counters and the state updates of admitted packets.
+ *   afcd_decide()  lock-free (atomics on the interface's clock and
+ *                  counters): the EDT schedule, the horizon, the
+ *                  policer, the drop law of cfg->algo, CE, counters and
+ *                  the state updates of admitted packets.
  *
  * The .bpf.c does only I/O around them: ctx, maps, the lock, tstamp, CE.
  * Source: docs/ALGORITHM.md sec. 2-6 and 3a; RFC 8289 sec. 5; dissertation
@@ -21,7 +22,7 @@
 
 #include "afcd_law.h"
 
-/* Everything the locked section needs, prepared before taking the lock. */
+/* Everything afcd_decide() needs from the config, the estimate and the flow. */
 struct afcd_in {
 	__u64 now_ns;
 	__u64 tx_ns;          /* len at the virtual queue's rate */
@@ -158,22 +159,81 @@ AFCD_INLINE void afcd_in_init(const struct afcd_config *c, __u64 now, __u32 len,
 	in->target_i_ns = AFCD_TARGET_INF;
 }
 
-/* The locked section: no helper calls, no map lookups (the verifier's rule
- * for bpf_spin_lock). q: the interface's queue, f: the flow's state or
- * NULL. Returns enum afcd_verdict; the departure time in *t_dep_ns and
- * *ce_thr_mark = 1 when ce_threshold marks an admitted packet. */
-AFCD_INLINE __u32 afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
-			      const struct afcd_in *in, __u64 *t_dep_ns, __u8 *ce_thr_mark)
-{
-	struct afcd_codel_vars *cv;
-	struct afcd_edt e;
-	__u64 maxpacket_tx, vt_next = 0;
-	__u32 verdict = AFCD_V_PASS;
-	int drop = 0;
+/* Lock-free on the interface (issue 12): the interface's shared state is
+ * touched with atomics (the EDT clock, the counters) or single-word
+ * writes whose races are benign (maxpacket, last/max sojourn, the whole
+ * queue's first_above_time). The one multi-word state machine two CPUs
+ * may share, the whole queue's CoDel vars (q->gcv: algo codel, or
+ * codel_state global), is updated by one CPU at a time under a try-lock
+ * (q->gcv_busy, compare-and-swap): a packet that finds it taken passes
+ * that law for this packet (as if below target) rather than wait, so no
+ * CPU ever spins on another. Per-flow state is written without a lock:
+ * one flow is sent from one CPU at a time in practice (one socket), and
+ * a race there costs that flow one stale CoDel decision, nobody else.
+ * (A bpf_spin_lock taken once per packet, as before ABI 5, cost as much
+ * as the minimal EDT program itself and serialized every CPU.) */
+#define AFCD_READ_ONCE(x) (*(volatile __typeof__(x) *)&(x))
+#define AFCD_ATOMIC_ADD(p, v) ((void)__sync_fetch_and_add((p), (v)))
 
-	if (in->len > q->maxpacket_bytes)
+/* Advance a shared EDT clock by tx_ns for an admitted packet and return
+ * its departure time: max(now, clock) + tx, as afcd_edt_schedule()
+ * computed from the value `seen` before the decision, but committed
+ * atomically so that packets admitted on other CPUs in between are
+ * queued ahead of this one, never lost (an idle clock is moved to now
+ * with one compare-and-swap; a busy one by a fetch-add, which cannot
+ * fail). The departure may thus be later than the one the decision saw,
+ * by the packets other CPUs admitted meanwhile. */
+AFCD_INLINE __u64 afcd_clock_advance(__u64 *clock_ns, __u64 seen, __u64 now, __u64 tx_ns)
+{
+	if (!afcd_time_after_eq(seen, now) &&
+	    __sync_val_compare_and_swap(clock_ns, seen, now + tx_ns) == seen)
+		return now + tx_ns;
+	return __sync_fetch_and_add(clock_ns, tx_ns) + tx_ns;
+}
+
+/* CoDel's verdict on the state machine cv with the window first_above
+ * (RFC 8289 sec. 5.2-5.4): should_drop against target, then the
+ * dropping-state law. */
+AFCD_INLINE int afcd_codel_run(struct afcd_codel_vars *cv, __u64 *first_above_ns,
+			       const struct afcd_edt *e, __u64 target_ns, int gate,
+			       const struct afcd_in *in, __u64 maxpacket_tx)
+{
+	int ok = afcd_codel_should_drop(first_above_ns, e->t_dep_ns, e->sojourn_ns,
+					e->backlog_ns, target_ns, in->interval_ns,
+					maxpacket_tx);
+
+	return afcd_codel_decide(cv, ok && gate, e->t_dep_ns, in->interval_ns);
+}
+
+/* AFCD_DECIDE_FN: how afcd_decide() is compiled. The BPF program makes it
+ * a global function, which the verifier checks once on its own instead of
+ * once per path through the parser and the shadow buffer before it. */
+#ifndef AFCD_DECIDE_FN
+#define AFCD_DECIDE_FN AFCD_INLINE __u32
+#endif
+
+/* The decision, without helper calls or map lookups. q: the interface's
+ * queue, f: the flow's state or NULL. Returns enum afcd_verdict (PASS
+ * without touching anything when q, in or an output is NULL); the
+ * departure time in *t_dep_ns and *ce_thr_mark = 1 when ce_threshold
+ * marks an admitted packet. */
+AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
+			   const struct afcd_in *in, __u64 *t_dep_ns, __u8 *ce_thr_mark)
+{
+	struct afcd_edt e;
+	__u64 maxpacket_tx, vt_next = 0, vt_seen = 0, t_seen;
+	__u32 verdict = AFCD_V_PASS, maxpacket;
+	int drop = 0, global_cv;
+
+	if (!q || !in || !t_dep_ns || !ce_thr_mark)
+		return AFCD_V_PASS;
+	t_seen = AFCD_READ_ONCE(q->t_last_ns);
+	maxpacket = AFCD_READ_ONCE(q->maxpacket_bytes);
+	if (in->len > maxpacket) {
 		q->maxpacket_bytes = in->len;
-	afcd_edt_schedule(in->now_ns, q->t_last_ns, in->tx_ns, &e);
+		maxpacket = in->len;
+	}
+	afcd_edt_schedule(in->now_ns, t_seen, in->tx_ns, &e);
 	*t_dep_ns = e.t_dep_ns;
 
 	/* every frame is bounded by the horizon, IP or not: a flood of
@@ -186,54 +246,64 @@ AFCD_INLINE __u32 afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 	if (!in->aqm || !f)
 		goto no_aqm;
 	if (in->stale)
-		q->stats[AFCD_S_STALE_FALLBACK]++;
+		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_STALE_FALLBACK], 1);
 
 	/* the fairness module's enforcement first: a flow far beyond its fair
 	 * rate is held there whatever the delay law says */
-	if (in->police_tx_ns && (!in->stale || e.sojourn_ns > in->law_target_ns) &&
-	    afcd_police(in->mouse ? q->mice_vt_ns : f->vt_ns, in->now_ns, in->police_tx_ns,
-			in->police_lead_ns, &vt_next)) {
-		verdict = AFCD_V_DROP_POLICE;
-		goto account;
+	if (in->police_tx_ns && (!in->stale || e.sojourn_ns > in->law_target_ns)) {
+		vt_seen = in->mouse ? AFCD_READ_ONCE(q->mice_vt_ns) : f->vt_ns;
+		if (afcd_police(vt_seen, in->now_ns, in->police_tx_ns, in->police_lead_ns,
+				&vt_next)) {
+			verdict = AFCD_V_DROP_POLICE;
+			goto account;
+		}
 	}
 
-	maxpacket_tx = afcd_tx_ns(q->maxpacket_bytes, in->rate_bps);
-	if (e.backlog_ns == 0) /* arrival to an empty queue */
-		afcd_codel_reset_empty(&q->gcv, &q->q_first_above_ns);
+	maxpacket_tx = afcd_tx_ns(maxpacket, in->rate_bps);
+	global_cv = in->algo == AFCD_ALGO_CODEL ||
+		    (in->codel_global && (in->algo == AFCD_ALGO_AFCD || in->algo == AFCD_ALGO_FALL));
 	if (afcd_time_after_eq(in->now_ns, f->t_last_ns)) /* flow has nothing queued */
 		afcd_codel_reset_empty(&f->cv, &f->first_above_ns);
 
-	switch (in->algo) {
-	case AFCD_ALGO_CODEL: {
-		int ok = afcd_codel_should_drop(&q->q_first_above_ns, e.t_dep_ns,
-						e.sojourn_ns, e.backlog_ns,
-						in->law_target_ns, in->interval_ns,
-						maxpacket_tx);
-		drop = afcd_codel_decide(&q->gcv, ok, e.t_dep_ns, in->interval_ns);
-		break;
-	}
-	case AFCD_ALGO_AFD:
-		drop = in->afd_drop;
-		break;
-	case AFCD_ALGO_AFCD:
-	case AFCD_ALGO_FALL: {
-		int gate1 = 1, ok;
+	if (global_cv) {
+		/* the whole queue's state machine: one CPU at a time */
+		if (__sync_val_compare_and_swap(&q->gcv_busy, 0, 1) != 0)
+			goto no_aqm; /* another CPU is in it: no verdict from it now */
+		if (e.backlog_ns == 0) /* arrival to an empty queue */
+			afcd_codel_reset_empty(&q->gcv, &q->q_first_above_ns);
+		if (in->algo == AFCD_ALGO_CODEL) {
+			drop = afcd_codel_run(&q->gcv, &q->q_first_above_ns, &e, in->law_target_ns,
+					      1, in, maxpacket_tx);
+		} else {
+			int gate1 = 1;
 
-		if (in->algo == AFCD_ALGO_FALL)
+			if (in->algo == AFCD_ALGO_FALL)
+				gate1 = afcd_codel_should_drop(&q->q_first_above_ns, e.t_dep_ns,
+							       e.sojourn_ns, e.backlog_ns,
+							       in->law_target_ns, in->interval_ns,
+							       maxpacket_tx);
+			drop = afcd_codel_run(&q->gcv, &f->first_above_ns, &e, in->target_i_ns,
+					      gate1, in, maxpacket_tx);
+		}
+		/* release: the gcv writes above are ordered before it */
+		__sync_fetch_and_and(&q->gcv_busy, 0);
+	} else if (in->algo == AFCD_ALGO_AFD) {
+		drop = in->afd_drop;
+	} else if (in->algo == AFCD_ALGO_AFCD || in->algo == AFCD_ALGO_FALL) {
+		int gate1 = 1;
+
+		/* FaLL's gate 1 keeps only the whole queue's first_above_time,
+		 * one word: a lost race moves its window by one packet */
+		if (in->algo == AFCD_ALGO_FALL) {
+			if (e.backlog_ns == 0)
+				q->q_first_above_ns = 0;
 			gate1 = afcd_codel_should_drop(&q->q_first_above_ns, e.t_dep_ns,
 						       e.sojourn_ns, e.backlog_ns,
 						       in->law_target_ns, in->interval_ns,
 						       maxpacket_tx);
-		ok = afcd_codel_should_drop(&f->first_above_ns, e.t_dep_ns,
-					    e.sojourn_ns, e.backlog_ns,
-					    in->target_i_ns, in->interval_ns,
-					    maxpacket_tx);
-		cv = in->codel_global ? &q->gcv : &f->cv;
-		drop = afcd_codel_decide(cv, ok && gate1, e.t_dep_ns, in->interval_ns);
-		break;
-	}
-	default:
-		break;
+		}
+		drop = afcd_codel_run(&f->cv, &f->first_above_ns, &e, in->target_i_ns, gate1,
+				      in, maxpacket_tx);
 	}
 
 	if (drop)
@@ -243,22 +313,35 @@ no_aqm:
 	    e.sojourn_ns > in->ce_threshold_ns)
 		*ce_thr_mark = 1;
 
+	if (verdict == AFCD_V_PASS || verdict == AFCD_V_MARK) {
+		e.t_dep_ns = afcd_clock_advance(&q->t_last_ns, t_seen, in->now_ns, in->tx_ns);
+		e.sojourn_ns = e.t_dep_ns - in->now_ns;
+		if (e.sojourn_ns > in->horizon_ns) {
+			/* other CPUs filled the queue since this packet looked:
+			 * give its slot back, drop it as overlimit */
+			AFCD_ATOMIC_ADD(&q->t_last_ns, -in->tx_ns);
+			verdict = AFCD_V_DROP_OVERLIMIT;
+			*ce_thr_mark = 0;
+		}
+		*t_dep_ns = e.t_dep_ns;
+	}
+
 account:
 	if (verdict == AFCD_V_PASS || verdict == AFCD_V_MARK) {
-		q->t_last_ns = e.t_dep_ns;
 		q->last_sojourn_ns = e.sojourn_ns;
-		if (e.sojourn_ns > q->max_sojourn_ns)
+		if (e.sojourn_ns > AFCD_READ_ONCE(q->max_sojourn_ns))
 			q->max_sojourn_ns = e.sojourn_ns;
-		q->stats[AFCD_S_PASSED]++;
-		q->stats[AFCD_S_PASSED_BYTES] += in->len;
-		q->sojourn_sum_ns += e.sojourn_ns;
+		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_PASSED], 1);
+		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_PASSED_BYTES], in->len);
+		AFCD_ATOMIC_ADD(&q->sojourn_sum_ns, e.sojourn_ns);
 		if (verdict == AFCD_V_MARK)
-			q->stats[AFCD_S_ECN_MARK]++;
+			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_ECN_MARK], 1);
 		if (*ce_thr_mark)
-			q->stats[AFCD_S_CE_THRESHOLD_MARK]++;
+			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_CE_THRESHOLD_MARK], 1);
 		if (vt_next) {
 			if (in->mouse)
-				q->mice_vt_ns = vt_next;
+				afcd_clock_advance(&q->mice_vt_ns, vt_seen, in->now_ns,
+						   in->police_tx_ns);
 			else if (f)
 				f->vt_ns = vt_next;
 		}
@@ -271,11 +354,11 @@ account:
 		}
 	} else {
 		if (verdict == AFCD_V_DROP_POLICE) {
-			q->stats[AFCD_S_POLICE_DROP]++;
-			q->stats[AFCD_S_AQM_DROP]++;
+			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_POLICE_DROP], 1);
+			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_AQM_DROP], 1);
 		} else {
-			q->stats[verdict == AFCD_V_DROP_AQM ? AFCD_S_AQM_DROP :
-				 AFCD_S_OVERLIMIT_DROP]++;
+			AFCD_ATOMIC_ADD(&q->stats[verdict == AFCD_V_DROP_AQM ? AFCD_S_AQM_DROP :
+						  AFCD_S_OVERLIMIT_DROP], 1);
 		}
 		if (f)
 			f->drops++;

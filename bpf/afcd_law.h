@@ -3,9 +3,8 @@
  * afcd_law.h - the decision logic of AFCD/FaLL as pure arithmetic: the EDT
  * virtual queue, the CoDel control law, the per-flow target delay and the
  * fair-share estimators. No helpers, no maps, no loops without a constant
- * bound: the same code is compiled into the BPF program (where it runs
- * under the queue's bpf_spin_lock, so everything is always_inline) and
- * into host unit tests (tests/unit/test_law.c).
+ * bound: the same code is compiled into the BPF program (always_inline)
+ * and into host unit tests (tests/unit/test_law.c).
  *
  * Times are u64 CLOCK_MONOTONIC nanoseconds. "samples" are shadow-buffer
  * slots. Q16 is unsigned fixed point with 16 fractional bits (1.0 = 65536).

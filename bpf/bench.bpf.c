@@ -5,7 +5,9 @@
  *   bench_empty:   returns TC_ACT_OK, nothing else (the floor);
  *   bench_edt_min: a minimal EDT program: one hash lookup of the
  *                  interface's t_last, tx = len * 8e9 / rate, stamp,
- *                  store (lock-free, as EDT rate limiters usually are).
+ *                  store (lock-free, as EDT rate limiters usually are);
+ *   bench_edt_lock: the same with the clock under a bpf_spin_lock in the
+ *                  hash value (what a locked datapath pays at least).
  * Not for deployment.
  */
 #include "vmlinux.h"
@@ -18,6 +20,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 struct bench_edt {
 	__u64 t_last_ns;
 	__u64 rate_bps;
+	struct bpf_spin_lock lock;
+	__u32 pad;
 };
 
 struct {
@@ -46,6 +50,26 @@ int bench_edt_min(struct __sk_buff *skb)
 	t = s->t_last_ns > now ? s->t_last_ns : now;
 	t += (__u64)skb->len * 8000000000ULL / s->rate_bps;
 	s->t_last_ns = t;
+	skb->tstamp = t;
+	return TC_ACT_OK;
+}
+
+SEC("tc")
+int bench_edt_lock(struct __sk_buff *skb)
+{
+	__u32 ifindex = skb->ifindex;
+	struct bench_edt *s = bpf_map_lookup_elem(&bench_state, &ifindex);
+	__u64 now, t, tx;
+
+	if (!s || !s->rate_bps)
+		return TC_ACT_OK;
+	now = bpf_ktime_get_ns();
+	tx = (__u64)skb->len * 8000000000ULL / s->rate_bps;
+	bpf_spin_lock(&s->lock);
+	t = s->t_last_ns > now ? s->t_last_ns : now;
+	t += tx;
+	s->t_last_ns = t;
+	bpf_spin_unlock(&s->lock);
 	skb->tstamp = t;
 	return TC_ACT_OK;
 }

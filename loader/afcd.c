@@ -563,10 +563,13 @@ static int config_write_locked(struct pins *p, __u32 ifindex, struct afcd_config
 		delete_iface_keys(p->count, ifindex);
 		hist_reset(p, slot);
 		flows_zero_samples(p, ifindex);
-		if (!bpf_map_lookup_elem_flags(p->queue, &slot, &q, BPF_F_LOCK)) {
+		/* no lock since ABI 5: the datapath's updates that land between
+		 * this read and write (a few packets' counters) are lost; the
+		 * ring restart is rare and by hand */
+		if (!bpf_map_lookup_elem(p->queue, &slot, &q)) {
 			q.n_active = 0;
 			q.sb_head = 0;
-			bpf_map_update_elem(p->queue, &slot, &q, BPF_F_LOCK);
+			bpf_map_update_elem(p->queue, &slot, &q, BPF_ANY);
 		}
 	}
 	err = bpf_map_update_elem(p->cfg, &ifindex, c, BPF_ANY);
@@ -620,7 +623,7 @@ static int snapshot_read(struct pins *p, __u32 ifindex, struct snapshot *s)
 		free(v);
 		return -1;
 	}
-	if (bpf_map_lookup_elem_flags(p->queue, &s->c.slot, &s->q, BPF_F_LOCK) ||
+	if (bpf_map_lookup_elem(p->queue, &s->c.slot, &s->q) ||
 	    bpf_map_lookup_elem(p->est, &s->c.slot, &s->e) ||
 	    bpf_map_lookup_elem(p->scan, &s->c.slot, &s->s)) {
 		free(v);

@@ -23,13 +23,13 @@
 
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
-#include <linux/bpf.h> /* struct bpf_spin_lock */
+#include <linux/bpf.h> /* struct bpf_timer */
 #endif
 
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 4u
+#define AFCD_ABI_VERSION 5u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -308,8 +308,8 @@ _Static_assert(sizeof(struct afcd_timer) == 24, "afcd_timer ABI");
 /* ---- Control program: afcd_ctl.bpf.o ---------------------------------------
  * Run by the loader with BPF_PROG_TEST_RUN on a struct afcd_ctl_frame (the
  * data, read and written back). It is a tc program rather than a syscall
- * program because Linux 6.1 refuses maps with a bpf_spin_lock (afcd_queue)
- * in sleepable programs. It acts only on frames with the control EtherType
+ * program because Linux 6.1 refused maps with a bpf_spin_lock (afcd_queue
+ * before ABI 5) in sleepable programs. It acts only on frames with the control EtherType
  * and magic (so that attaching it somewhere by mistake does nothing) and
  * answers in ret, 0 or a negative errno:
  *   ARM      arm the refresh timer of (ifindex, slot), first firing now:
@@ -372,10 +372,12 @@ _Static_assert(sizeof(struct afcd_codel_vars) == 24, "afcd_codel_vars ABI");
  * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_queue. The
  * configuring tool zeroes the slot and writes its ifindex; the datapath
  * ignores a slot whose ifindex is not the packet's (AFCD_G_BAD_SLOT).
- * One lock per interface, taken once per packet.
+ * No lock (ABI 5): the datapath updates it with atomics, and the whole
+ * queue's CoDel vars (gcv) under the try-lock gcv_busy
+ * (bpf/afcd_decide.h).
  */
 struct afcd_queue {
-	struct bpf_spin_lock lock;
+	__u32 gcv_busy;          /* 1 while a CPU updates gcv (cmpxchg try-lock), else 0 */
 	__u32 sb_head;           /* shadow buffer: next slot (mod sb_size), atomic */
 	__u64 t_last_ns;         /* departure time of the last admitted packet */
 	__u64 last_sojourn_ns;   /* predicted sojourn of the last packet */

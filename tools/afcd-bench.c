@@ -1,24 +1,38 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * afcd-bench - per-packet cost of afcd_egress for every algo, next to an
- * empty tc program and a minimal one-lookup EDT program, measured in the
- * same run with BPF_PROG_TEST_RUN (the kernel times `repeat` runs of the
- * program on one packet and reports the mean, excluding the syscall).
+ * empty tc program and two minimal EDT programs, measured in the same run
+ * with BPF_PROG_TEST_RUN (the kernel times `repeat` runs of the program
+ * on one packet and reports the mean, excluding the syscall).
  *
- * For each algo and flow count the flow map is first warmed with that
- * many distinct flows, then SAMPLES packets spread over those flows are
- * each run REPEAT times; the table gives the mean ns/packet.
- *   scenario "idle":      rate 1 Tbit/s, the virtual queue stays empty;
- *   scenario "congested": rate 1 Gbit/s, horizon 10 s: the queue sits far
- *                         above target and the drop law is active.
+ * Cost: for each algo, scenario and flow count the flow map is first
+ * warmed with that many distinct flows, then SAMPLES packets spread over
+ * those flows are each run REPEAT times; the table gives the mean
+ * ns/packet.
+ *   "idle":      rate 1 Tbit/s, the virtual queue stays empty;
+ *   "congested": rate 1 Gbit/s, horizon 10 s: the queue sits far above
+ *                target and the drop law is active;
+ *   "stale":     no refresh step ran: the datapath's fallback estimate
+ *                (ALGORITHM.md sec. 3a), computed per packet;
+ *   "fresh":     a fresh estimate in afcd_est (heartbeat = now), as with a
+ *                running loader.
+ *
+ * Scaling: each program runs on CPU 0 alone, then on CPUs 0 and 1 at
+ * once (one thread per CPU, each sending its own flow on the same
+ * interface, congested, fresh estimate); scaling_2cpu is the aggregate
+ * packets per second on 2 CPUs divided by that on 1.
  *
  *   build/afcd-bench [-r REPEAT] [-s SAMPLES] [-j]     (root)
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -33,56 +47,147 @@ static int repeat = 20000, samples = 32, json;
 static const char *algo_name[] = { "droptail", "codel", "afd", "afcd", "fall" };
 static const unsigned flow_counts[] = { 1, 100, 10000, 100000 };
 #define NFC (sizeof(flow_counts) / sizeof(flow_counts[0]))
+#define NSC 4 /* scenarios: bit 0 congested, bit 1 fresh */
+static const char *sc_name[NSC] = { "idle", "congested", "idle_fresh", "congested_fresh" };
 
 static int libbpf_quiet(enum libbpf_print_level l, const char *f, va_list a)
 {
 	return l == LIBBPF_WARN ? vfprintf(stderr, f, a) : 0;
 }
 
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
 static int build_flow_pkt(__u8 *buf, unsigned i)
 {
 	struct pkt_spec s = pkt_tcp4((__u16)(1024 + i), 1514);
-	int len;
 
 	s.src4 = 0xC6120000u | (i >> 16);  /* 198.18.x.y */
 	s.sport = (__u16)i;
-	len = pkt_build(buf, &s);
-	return len;
+	return pkt_build(buf, &s);
+}
+
+/* One BPF_PROG_TEST_RUN of prog on flow i, `runs` times; 0 or -errno. */
+static int run_pkt(int prog_fd, unsigned i, int runs, __u32 *mean_ns)
+{
+	__u8 buf[PKT_MAX];
+	struct __sk_buff ctx = { .ifindex = 1 };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = buf, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .repeat = runs);
+
+	o.data_size_in = build_flow_pkt(buf, i);
+	if (bpf_prog_test_run_opts(prog_fd, &o))
+		return -errno;
+	if (mean_ns)
+		*mean_ns = o.duration;
+	return 0;
 }
 
 /* mean ns/run of prog over `samples` packets spread over nflows, after
  * warming the maps with nflows distinct flows. */
 static double measure(int prog_fd, unsigned nflows)
 {
-	__u8 buf[PKT_MAX];
-	struct __sk_buff ctx = { .ifindex = 1 };
 	double total = 0;
+	__u32 d;
 	unsigned i;
-	int len;
 
-	for (i = 0; i < nflows; i++) {
-		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = buf, .ctx_in = &ctx,
-			    .ctx_size_in = sizeof(ctx), .repeat = 1);
-
-		len = build_flow_pkt(buf, i);
-		o.data_size_in = len;
-		if (bpf_prog_test_run_opts(prog_fd, &o))
+	for (i = 0; i < nflows; i++)
+		if (run_pkt(prog_fd, i, 1, NULL))
 			return -1;
-	}
 	for (i = 0; i < (unsigned)samples; i++) {
-		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = buf, .ctx_in = &ctx,
-			    .ctx_size_in = sizeof(ctx), .repeat = repeat);
-
-		len = build_flow_pkt(buf, (unsigned)((unsigned long long)i * nflows / samples));
-		o.data_size_in = len;
-		if (bpf_prog_test_run_opts(prog_fd, &o))
+		if (run_pkt(prog_fd, (unsigned)((unsigned long long)i * nflows / samples),
+			    repeat, &d))
 			return -1;
-		total += o.duration;
+		total += d;
 	}
 	return total / samples;
 }
 
-static double run_afcd(int algo, unsigned nflows, int congested)
+/* ---- scaling: the same program on 1 and on 2 CPUs at once ------------- */
+
+struct worker {
+	pthread_t th;
+	pthread_barrier_t *bar;
+	int prog_fd, cpu, runs, rounds, err;
+	unsigned flow;
+	__u64 t0, t1;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	cpu_set_t set;
+	int r;
+
+	CPU_ZERO(&set);
+	CPU_SET(w->cpu, &set);
+	w->err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	run_pkt(w->prog_fd, w->flow, 1000, NULL); /* warm: flow state, caches */
+	pthread_barrier_wait(w->bar);
+	w->t0 = mono_ns();
+	for (r = 0; r < w->rounds && !w->err; r++)
+		w->err = run_pkt(w->prog_fd, w->flow, w->runs, NULL);
+	w->t1 = mono_ns();
+	return NULL;
+}
+
+/* Aggregate packets per second of prog on ncpu threads (CPUs 0..ncpu-1),
+ * each on its own flow; -1 on error. */
+static double pps_on(int prog_fd, int ncpu)
+{
+	struct worker w[2] = {};
+	pthread_barrier_t bar;
+	__u64 t0 = ~0ULL, t1 = 0;
+	int i, err = 0;
+
+	pthread_barrier_init(&bar, NULL, (unsigned)ncpu);
+	for (i = 0; i < ncpu; i++) {
+		w[i] = (struct worker){ .bar = &bar, .prog_fd = prog_fd, .cpu = i,
+					.runs = repeat * 5, .rounds = 4, .flow = 7 + (unsigned)i };
+		if (pthread_create(&w[i].th, NULL, worker_main, &w[i]))
+			return -1;
+	}
+	for (i = 0; i < ncpu; i++) {
+		pthread_join(w[i].th, NULL);
+		err |= w[i].err;
+		if (w[i].t0 < t0)
+			t0 = w[i].t0;
+		if (w[i].t1 > t1)
+			t1 = w[i].t1;
+	}
+	pthread_barrier_destroy(&bar);
+	if (err || t1 <= t0)
+		return -1;
+	return (double)ncpu * w[0].runs * w[0].rounds * 1e9 / (double)(t1 - t0);
+}
+
+/* 2-CPU over 1-CPU aggregate rate: the best of three tries of each. */
+static double scaling(int prog_fd)
+{
+	double one = 0, two = 0, x;
+	int t;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return -1;
+	for (t = 0; t < 3; t++) {
+		x = pps_on(prog_fd, 1);
+		if (x > one)
+			one = x;
+		x = pps_on(prog_fd, 2);
+		if (x > two)
+			two = x;
+	}
+	return one > 0 && two > 0 ? two / one : -1;
+}
+
+/* ---- the programs ----------------------------------------------------- */
+
+static struct afcd_bpf *afcd_open(int algo, int congested, int fresh)
 {
 	struct afcd_bpf *skel = afcd_bpf__open();
 	struct bpf_map *m;
@@ -93,54 +198,101 @@ static double run_afcd(int algo, unsigned nflows, int congested)
 		.horizon_ns = congested ? 10000000000ULL : AFCD_DEF_HORIZON_NS,
 		.rtt_ns = 20000000, .stale_after_ns = AFCD_DEF_STALE_AFTER_NS,
 		.sb_size = AFCD_SB_SIZE_DEFAULT, .mtu_bytes = 1514,
+		.flags = AFCD_F_POLICE,
 	};
-	__u32 key = 1;
-	double ns;
+	struct afcd_queue q = { .ifindex = 1 };
+	__u32 key = 1, slot = 0;
 
 	if (!skel)
-		return -1;
+		return NULL;
 	bpf_object__for_each_map(m, skel->obj)
 		bpf_map__set_pin_path(m, NULL);
 	if (afcd_bpf__load(skel)) {
 		afcd_bpf__destroy(skel);
-		return -1;
+		return NULL;
 	}
 	/* sample_bytes as the loader derives it: the ring covers 1 s */
 	c.sample_bytes = c.rate_bps / 8 / c.sb_size;
-	c.slot = 0;
+	c.slot = slot;
 	c.ifindex = key;
-	bpf_map__update_elem(skel->maps.afcd_cfg, &key, 4, &c, sizeof(c), BPF_ANY);
-	{
-		struct afcd_queue q = { .ifindex = key };
-		__u32 slot = 0;
+	if (fresh) {
+		/* an estimate that stays fresh for the whole run (the bench
+		 * writes the map directly, past the loader's bound) */
+		struct afcd_est e = {
+			.heartbeat_ns = mono_ns(), .global_target_ns = AFCD_DEF_TARGET_NS,
+			.m_fair = 20, .waterline = 20, .n_flows = 100, .n_long = 100,
+			.fair_rate_bps = c.rate_bps / 100, .mice_samples = 1,
+		};
 
-		bpf_map__update_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), BPF_ANY);
+		c.stale_after_ns = 1000000000000000ULL;
+		bpf_map__update_elem(skel->maps.afcd_est, &slot, 4, &e, sizeof(e), BPF_ANY);
 	}
+	bpf_map__update_elem(skel->maps.afcd_cfg, &key, 4, &c, sizeof(c), BPF_ANY);
+	bpf_map__update_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), BPF_ANY);
+	return skel;
+}
+
+static double run_afcd(int algo, unsigned nflows, int sc)
+{
+	struct afcd_bpf *skel = afcd_open(algo, sc & 1, sc & 2);
+	double ns;
+
+	if (!skel)
+		return -1;
 	ns = measure(bpf_program__fd(skel->progs.afcd_egress), nflows);
 	afcd_bpf__destroy(skel);
 	return ns;
 }
 
-static double run_baseline(int edt, unsigned nflows)
+static double scale_afcd(int algo)
+{
+	struct afcd_bpf *skel = afcd_open(algo, 1, 1);
+	double x;
+
+	if (!skel)
+		return -1;
+	x = scaling(bpf_program__fd(skel->progs.afcd_egress));
+	afcd_bpf__destroy(skel);
+	return x;
+}
+
+enum { B_EMPTY, B_EDT_MIN, B_EDT_LOCK, B__MAX };
+static const char *base_name[B__MAX] = { "empty", "edt_min", "edt_lock" };
+
+/* measure (or, with nflows 0, scale) a baseline program */
+static double run_baseline(int b, unsigned nflows)
 {
 	struct bench_bpf *skel = bench_bpf__open_and_load();
-	struct { __u64 t_last_ns, rate_bps; } st = { 0, 1000000000000ULL };
+	struct { __u64 t_last_ns, rate_bps, lock; } st = { 0, 1000000000ULL, 0 };
+	struct bpf_program *p;
 	__u32 key = 1;
 	double ns;
 
 	if (!skel)
 		return -1;
 	bpf_map__update_elem(skel->maps.bench_state, &key, 4, &st, sizeof(st), BPF_ANY);
-	ns = measure(bpf_program__fd(edt ? skel->progs.bench_edt_min : skel->progs.bench_empty),
-		     nflows);
+	p = b == B_EMPTY ? skel->progs.bench_empty :
+	    b == B_EDT_MIN ? skel->progs.bench_edt_min : skel->progs.bench_edt_lock;
+	ns = nflows ? measure(bpf_program__fd(p), nflows) : scaling(bpf_program__fd(p));
 	bench_bpf__destroy(skel);
 	return ns;
 }
 
+static void json_row(const char *name, const double *v, int first)
+{
+	unsigned f;
+
+	printf("%s\n \"%s\": [", first ? "" : ",", name);
+	for (f = 0; f < NFC; f++)
+		printf("%s%.1f", f ? ", " : "", v[f]);
+	printf("]");
+}
+
 int main(int argc, char **argv)
 {
-	double base_empty[NFC], base_edt[NFC], r[2][AFCD_ALGO__MAX][NFC];
-	int opt, a, sc;
+	double base[B__MAX][NFC], r[NSC][AFCD_ALGO__MAX][NFC], ratio, worst[NSC] = { 0 };
+	double sc_base[B__MAX], sc_afcd[2], grow;
+	int opt, a, sc, b;
 	unsigned f;
 
 	while ((opt = getopt(argc, argv, "r:s:jh")) != -1) {
@@ -159,67 +311,79 @@ int main(int argc, char **argv)
 	}
 	libbpf_set_print(libbpf_quiet);
 	for (f = 0; f < NFC; f++) {
-		base_empty[f] = run_baseline(0, flow_counts[f]);
-		base_edt[f] = run_baseline(1, flow_counts[f]);
-		for (sc = 0; sc < 2; sc++)
+		for (b = 0; b < B__MAX; b++)
+			base[b][f] = run_baseline(b, flow_counts[f]);
+		for (sc = 0; sc < NSC; sc++)
 			for (a = 0; a < AFCD_ALGO__MAX; a++)
 				r[sc][a][f] = run_afcd(a, flow_counts[f], sc);
-		if (base_empty[f] < 0 || base_edt[f] < 0) {
+		if (base[B_EMPTY][f] < 0 || base[B_EDT_MIN][f] < 0 || r[0][0][f] < 0) {
 			fprintf(stderr, "afcd-bench: BPF_PROG_TEST_RUN failed: %s (root needed)\n",
 				strerror(errno));
 			return 1;
 		}
 	}
+	for (b = B_EDT_MIN; b < B__MAX; b++)
+		sc_base[b] = run_baseline(b, 0);
+	sc_afcd[0] = scale_afcd(AFCD_ALGO_AFCD);
+	sc_afcd[1] = scale_afcd(AFCD_ALGO_FALL);
+
 	if (json) {
 		printf("{\"repeat\": %d, \"samples\": %d, \"flows\": [", repeat, samples);
 		for (f = 0; f < NFC; f++)
 			printf("%s%u", f ? ", " : "", flow_counts[f]);
-		printf("],\n \"empty\": [");
-		for (f = 0; f < NFC; f++)
-			printf("%s%.1f", f ? ", " : "", base_empty[f]);
-		printf("],\n \"edt_min\": [");
-		for (f = 0; f < NFC; f++)
-			printf("%s%.1f", f ? ", " : "", base_edt[f]);
-		printf("]");
-		for (sc = 0; sc < 2; sc++)
+		printf("],");
+		for (b = 0; b < B__MAX; b++)
+			json_row(base_name[b], base[b], 0);
+		for (sc = 0; sc < NSC; sc++)
 			for (a = 0; a < AFCD_ALGO__MAX; a++) {
-				printf(",\n \"%s_%s\": [", algo_name[a], sc ? "congested" : "idle");
-				for (f = 0; f < NFC; f++)
-					printf("%s%.1f", f ? ", " : "", r[sc][a][f]);
-				printf("]");
+				char name[48];
+
+				snprintf(name, sizeof(name), "%s_%s", algo_name[a], sc_name[sc]);
+				json_row(name, r[sc][a], 0);
 			}
-		printf("}\n");
+		printf(",\n \"scaling_2cpu\": {\"edt_min\": %.2f, \"edt_lock\": %.2f, "
+		       "\"afcd\": %.2f, \"fall\": %.2f}}\n",
+		       sc_base[B_EDT_MIN], sc_base[B_EDT_LOCK], sc_afcd[0], sc_afcd[1]);
 		return 0;
 	}
 	printf("ns/packet, BPF_PROG_TEST_RUN mean of %d runs x %d packets "
 	       "(flow map bound %u)\n\n", repeat, samples, AFCD_FLOWS_MAX);
-	printf("%-22s", "program \\ flows");
+	printf("%-26s", "program \\ flows");
 	for (f = 0; f < NFC; f++)
 		printf("%10u", flow_counts[f]);
-	printf("\n%-22s", "empty tc program");
-	for (f = 0; f < NFC; f++)
-		printf("%10.1f", base_empty[f]);
-	printf("\n%-22s", "minimal EDT (1 lookup)");
-	for (f = 0; f < NFC; f++)
-		printf("%10.1f", base_edt[f]);
 	printf("\n");
-	for (sc = 0; sc < 2; sc++)
+	for (b = 0; b < B__MAX; b++) {
+		printf("%-26s", b == B_EMPTY ? "empty tc program" :
+		       b == B_EDT_MIN ? "minimal EDT (1 lookup)" : "minimal EDT, spin-locked");
+		for (f = 0; f < NFC; f++)
+			printf("%10.1f", base[b][f]);
+		printf("\n");
+	}
+	for (sc = 0; sc < NSC; sc++)
 		for (a = 0; a < AFCD_ALGO__MAX; a++) {
-			char name[40];
+			char name[48];
 
-			snprintf(name, sizeof(name), "%s/%s", algo_name[a], sc ? "congested" : "idle");
-			printf("%-22s", name);
+			snprintf(name, sizeof(name), "%s/%s", algo_name[a], sc_name[sc]);
+			printf("%-26s", name);
 			for (f = 0; f < NFC; f++)
 				printf("%10.1f", r[sc][a][f]);
 			printf("\n");
 		}
-	printf("\nratio to minimal EDT (afcd, fall):\n");
-	for (sc = 0; sc < 2; sc++)
+	printf("\nratio to minimal EDT (aim <= 1.5x), growth 1 -> 100k flows (aim <= 1.2x):\n");
+	for (sc = 0; sc < NSC; sc++)
 		for (a = AFCD_ALGO_AFCD; a <= AFCD_ALGO_FALL; a++) {
-			printf("  %-9s %-9s", algo_name[a], sc ? "congested" : "idle");
-			for (f = 0; f < NFC; f++)
-				printf("%8.2fx", r[sc][a][f] / base_edt[f]);
-			printf("\n");
+			printf("  %-5s %-16s", algo_name[a], sc_name[sc]);
+			for (f = 0; f < NFC; f++) {
+				ratio = r[sc][a][f] / base[B_EDT_MIN][f];
+				if (ratio > worst[sc])
+					worst[sc] = ratio;
+				printf("%8.2fx", ratio);
+			}
+			grow = r[sc][a][NFC - 1] / r[sc][a][0];
+			printf("   growth %.2fx\n", grow);
 		}
+	printf("\nscaling_2cpu (aggregate packets/s on 2 CPUs / on 1, congested, fresh; aim >= 1.7):\n");
+	printf("  edt_min %.2f  edt_lock %.2f  afcd %.2f  fall %.2f\n",
+	       sc_base[B_EDT_MIN], sc_base[B_EDT_LOCK], sc_afcd[0], sc_afcd[1]);
 	return 0;
 }

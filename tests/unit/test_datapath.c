@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
 #include <time.h>
 #include <stdlib.h>
@@ -41,6 +42,7 @@
 
 static const char *filter;
 static struct afcd_bpf *skel;
+static const char *const algo_names[AFCD_ALGO__MAX] = { "droptail", "codel", "afd", "afcd", "fall" };
 static int prog_fd;
 static int veth_ifindex;
 
@@ -856,6 +858,11 @@ static void test_ecn_ce_ipv6(void)
 	CHECK_EQ((o.data[22 + 1] >> 4) & 3, 3);
 	CHECK_EQ(o.data[22] >> 4, 6);          /* version untouched */
 	CHECK_EQ(o.data[22 + 1] & 0x0f, 0);    /* flow label untouched */
+	s.vlans = 0;                           /* untagged: bpf_skb_ecn_set_ce() */
+	CHECK_EQ(run(&s, &o), TC_ACT_OK);
+	CHECK_EQ((o.data[14 + 1] >> 4) & 3, 3);
+	CHECK_EQ(o.data[14] >> 4, 6);
+	CHECK_EQ(o.data[14 + 1] & 0x0f, 0);
 	unload();
 }
 
@@ -1771,12 +1778,103 @@ static void fuzz_algo(__u32 algo, long n)
 	CHECK(q.t_last_ns <= now + c.horizon_ns, "clock %lld ns ahead",
 	      (long long)(q.t_last_ns - now));
 	printf("    %-8s %ld frames: %llu passed (%llu marked), %llu dropped (%llu overlimit), "
-	       "%llu parse errors, %llu non-IP\n", (const char *[]){ "droptail", "codel", "afd", "afcd", "fall" }[algo], n, (unsigned long long)ok,
+	       "%llu parse errors, %llu non-IP\n", algo_names[algo], n, (unsigned long long)ok,
 	       (unsigned long long)(q.stats[AFCD_S_ECN_MARK] + q.stats[AFCD_S_CE_THRESHOLD_MARK]),
 	       (unsigned long long)shot, (unsigned long long)q.stats[AFCD_S_OVERLIMIT_DROP],
 	       (unsigned long long)q.stats[AFCD_S_PARSE_ERR],
 	       (unsigned long long)q.stats[AFCD_S_NON_IP]);
 	unload_ctl();
+}
+
+/* ---- Two CPUs on one interface (issue 12: lock-free datapath) ---------- */
+
+struct cpu_worker {
+	pthread_t th;
+	pthread_barrier_t *bar;
+	int cpu, runs, err;
+	__u16 sport;
+};
+
+static void *cpu_worker_main(void *arg)
+{
+	struct cpu_worker *w = arg;
+	struct pkt_spec s = pkt_tcp4(w->sport, 1514);
+	struct __sk_buff ctx = { .ifindex = 1 };
+	__u8 buf[PKT_MAX];
+	cpu_set_t set;
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = buf, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .repeat = w->runs);
+
+	CPU_ZERO(&set);
+	CPU_SET(w->cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set); /* best effort */
+	o.data_size_in = pkt_build(buf, &s);
+	pthread_barrier_wait(w->bar);
+	w->err = bpf_prog_test_run_opts(prog_fd, &o) ? -errno : 0;
+	return NULL;
+}
+
+/* Expected result: two threads, pinned to CPUs 0 and 1, each send `runs`
+ * 1514-byte packets of their own flow at the same instant (test clock) on
+ * one interface. No departure is lost or doubled: every packet is counted
+ * once (passed + dropped = 2 runs), the clock stands exactly at now +
+ * passed * tx, and for drop-tail the predicted sojourns sum to tx *
+ * P (P + 1) / 2 (the k-th packet admitted waits k tx). A clock or counter
+ * updated without atomics loses updates here whenever the two runs
+ * overlap; on a machine where they never overlap the test still holds. */
+static void test_two_cpus_lose_no_departure(void)
+{
+	static const __u32 algos[] = { AFCD_ALGO_DROPTAIL, AFCD_ALGO_CODEL, AFCD_ALGO_AFCD,
+				       AFCD_ALGO_FALL };
+	const __u64 now = 1000 * MS, tx = 121120; /* 1514 B at 100 Mbit/s */
+	const int runs = 100000;
+	unsigned a;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		printf("    (one CPU online: the two runs cannot overlap)\n");
+	for (a = 0; a < sizeof(algos) / sizeof(algos[0]); a++) {
+		struct afcd_config c = cfg_base(algos[a]);
+		struct cpu_worker w[2];
+		pthread_barrier_t bar;
+		struct afcd_queue q;
+		__u64 passed, dropped;
+		int i;
+
+		SETUP();
+		c.horizon_ns = 1000000 * MS; /* 2 runs x tx fit: nothing overlimit */
+		set_cfg(1, &c);
+		set_now(now);
+		pthread_barrier_init(&bar, NULL, 2);
+		for (i = 0; i < 2; i++) {
+			w[i] = (struct cpu_worker){ .bar = &bar, .cpu = i, .runs = runs,
+						    .sport = (__u16)(2000 + i) };
+			pthread_create(&w[i].th, NULL, cpu_worker_main, &w[i]);
+		}
+		for (i = 0; i < 2; i++)
+			pthread_join(w[i].th, NULL);
+		pthread_barrier_destroy(&bar);
+		CHECK(!w[0].err && !w[1].err, "test_run: %d %d", w[0].err, w[1].err);
+		q = get_queue(1);
+		passed = q.stats[AFCD_S_PASSED];
+		dropped = q.stats[AFCD_S_AQM_DROP] + q.stats[AFCD_S_OVERLIMIT_DROP];
+		CHECK(passed + dropped == 2ULL * runs, "%s: passed %llu + dropped %llu != %d",
+		      algo_names[algos[a]], (unsigned long long)passed,
+		      (unsigned long long)dropped, 2 * runs);
+		CHECK(q.stats[AFCD_S_PASSED_BYTES] == passed * 1514, "%s: bytes",
+		      algo_names[algos[a]]);
+		CHECK(q.t_last_ns == now + passed * tx, "%s: clock %llu, expected %llu",
+		      algo_names[algos[a]], (unsigned long long)q.t_last_ns,
+		      (unsigned long long)(now + passed * tx));
+		CHECK(q.gcv_busy == 0, "%s: try-lock left taken", algo_names[algos[a]]);
+		if (algos[a] == AFCD_ALGO_DROPTAIL) {
+			CHECK_EQ(dropped, 0);
+			CHECK(q.sojourn_sum_ns == tx * passed * (passed + 1) / 2,
+			      "sojourn sum %llu", (unsigned long long)q.sojourn_sum_ns);
+		}
+		printf("    %-8s passed %llu, dropped %llu of %d\n", algo_names[algos[a]],
+		       (unsigned long long)passed, (unsigned long long)dropped, 2 * runs);
+		unload();
+	}
 }
 
 /* Expected result: for each algorithm, AFCD_FUZZ_N (10^5) mutated frames
@@ -1806,6 +1904,7 @@ int main(int argc, char **argv)
 	if (setup_netns())
 		return 1;
 	TEST(test_edt_spacing);
+	TEST(test_two_cpus_lose_no_departure);
 	TEST(test_horizon_drop);
 	TEST(test_non_ip_never_dropped);
 	TEST(test_non_ip_flood_bounded_by_horizon);
