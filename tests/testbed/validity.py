@@ -122,3 +122,11 @@ def judge(res):
         reasons.append("timers late (p50 %.1f ms, p95 %.1f ms; limits %.1f, %.1f)" %
                        (late["p50"], late["p95"], TIMER_LATE_P50_MS, TIMER_LATE_P95_MS))
     return not reasons, reasons
+
+
+def sender_failed(res):
+    """A sender with a configured rate reported nothing at all (its client
+    failed to start or to report): a glitch of the run, not a verdict on
+    the machine's speed, and worth one retry."""
+    return any(f.get("configured_mbps") and (f.get("client") or {}).get("sent_mbps") is None
+               for f in res.get("flows", []))
