@@ -27,8 +27,9 @@ def hand_attach(ns, dev):
                nslib.BPF_OBJ, "sec", "tc"])
 
 
-def traffic(a, b, seconds=1):
-    """A ping and a short, bounded TCP transfer from a to b."""
+def traffic(a, b, seconds=1, udp=None):
+    """A ping and a short, bounded TCP transfer from a to b (or, with udp
+    a rate such as "20M", an open-loop UDP stream of that rate)."""
     in_ns(a, ["ping", "-c", "3", "-i", "0.2", "-W", "1", "198.18.0.2"])
     in_ns(a, ["ping", "-6", "-c", "2", "-i", "0.2", "-W", "1", "fd00::2"])
     srv = subprocess.Popen(nslib.ns_cmd(b, ["iperf3", "-s", "-1", "-p", "5201"]),
@@ -38,8 +39,8 @@ def traffic(a, b, seconds=1):
             if "5201" in in_ns(b, ["ss", "-ltn"]).stdout:
                 break
             time.sleep(0.05)
-        in_ns(a, ["iperf3", "-c", "198.18.0.2", "-p", "5201", "-t", str(seconds)],
-              timeout=seconds + 20)
+        in_ns(a, ["iperf3", "-c", "198.18.0.2", "-p", "5201", "-t", str(seconds)] +
+              (["-u", "-b", udp] if udp else []), timeout=seconds + 20)
     finally:
         srv.wait(timeout=10)
 
@@ -504,20 +505,23 @@ def test_second_attach_refused_then_takeover(pair):
 
 def test_sb_size_change_clears_stale_samples(pair):
     """A live sb_size change restarts the ring: no flow keeps samples of
-    the old ring (they would never age out)."""
+    the old ring (they would never age out). A 100 ms window makes every
+    full-size packet a sample and open-loop UDP does not back off, so even
+    a slow machine's one-second stream overfills both rings."""
     a, b = pair
-    p = start_loader(a, "v0", "rate", "10mbit", "sb_size", "200", "--skip-fq-check")
+    p = start_loader(a, "v0", "rate", "10mbit", "sb_size", "200", "window", "100ms",
+                     "--skip-fq-check")
     try:
-        traffic(a, b)
+        traffic(a, b, udp="20M")
         s = afcd_stats(a, "v0")
-        assert sum(f["m_i"] for f in s["flows"]) > 50, s["flows"]
+        assert sum(f["m_i"] for f in s["flows"]) > 100, s["flows"]
         afcd(a, "set", "v0", "sb_size", "100")
         s = afcd_stats(a, "v0", dt=0)
         assert all(f["m_i"] == 0 for f in s["flows"]), s["flows"]
         assert s["estimates"]["n_flows"] == 0
-        traffic(a, b)
+        traffic(a, b, udp="20M")
         s = afcd_stats(a, "v0")
-        assert 0 < sum(f["m_i"] for f in s["flows"]) <= 100, s["flows"]
+        assert 50 < sum(f["m_i"] for f in s["flows"]) <= 100, s["flows"]
     finally:
         stop(p)
 
