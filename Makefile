@@ -24,12 +24,6 @@ else
   msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-# Debian 12 packages (bookworm): build, load, test, testbed, tools.
-DEB_BUILD := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libmicrohttpd-dev pkg-config make gcc
-DEB_RUN   := iproute2 iperf3 ethtool iputils-ping procps kmod
-DEB_PY    := python3 python3-pytest python3-matplotlib python3-bpfcc
-DEB_VM    := linux-image-amd64 qemu-system-x86 python3-pip busybox
-
 CFLAGS    ?= -O2 -g -Wall -Wextra -Wno-unused-parameter
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Wno-unused-function
 INCLUDES  := -I$(OUT) -Imaps -Ibpf
@@ -69,7 +63,7 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 
 $(OUT)/afcd: loader/*.c loader/*.h $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(HDRS) | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader loader/*.c -o $@ $(LIBS) -lmicrohttpd -lm
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader loader/*.c -o $@ $(LIBS) -lmicrohttpd -lmnl -ljson-c -lm
 
 $(OUT)/test_law: tests/unit/test_law.c tests/unit/pkt.h tests/unit/check.h $(HDRS) | $(OUT)
 	$(call msg,CC,$@)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * params.h - the operator's parameters: names, units, parsing, defaults
+ * params.h/params.c - the operator's parameters: names, units, parsing, defaults
  * and validation (ALGORITHM.md sec. 3-6; Tables 3.1 and 4.1). Used by the
  * loader for command-line flags, config files and live changes.
  *
@@ -12,17 +12,10 @@
 #ifndef AFCD_PARAMS_H
 #define AFCD_PARAMS_H
 
-#include <ctype.h>
-#include <errno.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-#include <sys/types.h>
+#include <linux/types.h>
 
 #include "afcd_maps.h"
-#include "afcd_law.h"
 
 enum param_kind { P_ALGO, P_TIME, P_RATE, P_BYTES, P_U32, P_FLAG, P_CODEL_STATE, P_MILLI,
 		  P_ISOLATE };
@@ -39,464 +32,63 @@ struct param_def {
 	const char *name;
 	enum param_kind kind;
 	size_t off;         /* offset in struct params */
+	const char *field;  /* its field there: the key in `afcd stats -j` (numbers) */
 	const char *help;
 	__u32 bit;          /* P_FLAG: the bit of struct afcd_config.flags */
 };
 
-#define POFF(f) offsetof(struct params, c.f)
-static const struct param_def params_table[] = {
-	{ "algo",          P_ALGO,  POFF(algo),            "droptail|codel|afd|afcd|fall (default afcd)", 0 },
-	{ "rate",          P_RATE,  POFF(rate_bps),        "virtual queue drain rate, bits/s (required)", 0 },
-	{ "target",        P_TIME,  POFF(target_ns),       "target delay (default 5ms; fall: 1ms)", 0 },
-	{ "interval",      P_TIME,  POFF(interval_ns),     "CoDel interval (default 100ms; fall: 5ms)", 0 },
-	{ "horizon",       P_TIME,  POFF(horizon_ns),      "buffer in time, sojourn above is dropped (default 100ms)", 0 },
-	{ "limit",         P_BYTES, offsetof(struct params, limit_bytes), "buffer in bytes instead of horizon", 0 },
-	{ "rtt",           P_TIME,  POFF(rtt_ns),          "FaLL base RTT for RTT/sqrt(N) (default 1ms)", 0 },
-	{ "ecn",           P_FLAG,  POFF(flags),           "on|off: CE-mark ECT packets instead of dropping",
-	  AFCD_F_ECN },
-	{ "ce_threshold",  P_TIME,  POFF(ce_threshold_ns), "mark ECT packets whose sojourn exceeds it (0 = off)", 0 },
-	{ "sb_size",       P_U32,   POFF(sb_size),         "shadow buffer slots, 1..4096 (default 2000)", 0 },
-	{ "window",        P_TIME,  POFF(window_ns),       "time the shadow buffer covers (default 1s)", 0 },
-	{ "sample_bytes",  P_BYTES, POFF(sample_bytes),    "bytes per sample (default max(mtu, rate/8*window/sb_size))", 0 },
-	{ "update_period", P_TIME,  POFF(update_period_ns),"loader refresh period (default 10ms; fall: 1ms)", 0 },
-	{ "stale_after",   P_TIME,  POFF(stale_after_ns),  "heartbeat age before the datapath falls back (default 1s)", 0 },
-	{ "exponent",      P_U32,   POFF(exponent),        "k in target*(m_fair/m_i)^k, 1..4 (default 3)", 0 },
-	{ "codel_state",   P_CODEL_STATE, POFF(flags),     "per-flow|global (default per-flow)", 0 },
-	{ "police",        P_FLAG,  POFF(flags),           "on|off: hold flows above the fair share at the fair rate (default on)",
-	  AFCD_F_POLICE },
-	{ "isolate",       P_ISOLATE, POFF(flags),         "flows|srchost|dsthost: what the fair share is per (default flows)", 0 },
-	{ "mtu",           P_U32,   POFF(mtu_bytes),       "largest packet, bytes (default 1514)", 0 },
-	{ "alpha",         P_MILLI, POFF(alpha_milli),     "AFD controller alpha (default 1.7)", 0 },
-	{ "beta",          P_MILLI, POFF(beta_milli),      "AFD controller beta (default 1.8)", 0 },
-};
-#define PARAMS_N (sizeof(params_table) / sizeof(params_table[0]))
+/* The parameter table, in the order of `afcd params`. */
+#define PARAMS_N 21
+extern const struct param_def params_table[PARAMS_N];
 
-static const char *const algo_names[AFCD_ALGO__MAX] = {
-	"droptail", "codel", "afd", "afcd", "fall"
-};
+/* algo names, index enum afcd_algo (from AFCD_ALGOS in maps/afcd_maps.h). */
+extern const char *const algo_names[AFCD_ALGO__MAX];
+
+/* Parse a time ("5ms", "1.5s", a bare 0), a rate ("10mbit", "1g") or a
+ * byte count ("64k"): 0, or -1 (malformed, negative, NaN, overflow). */
+int parse_time_ns(const char *s, __u64 *out);
+int parse_rate_bps(const char *s, __u64 *out);
+int parse_bytes(const char *s, __u64 *out);
 
 /* isolate: the name of the key the fair share is computed on. */
-static inline const char *isolate_name(__u32 flags)
-{
-	return (flags & AFCD_F_ISOLATE_SRC) ? "srchost" :
-	       (flags & AFCD_F_ISOLATE_DST) ? "dsthost" : "flows";
-}
+const char *isolate_name(__u32 flags);
 
-static inline int param_index(const char *name)
-{
-	unsigned i;
-
-	for (i = 0; i < PARAMS_N; i++) {
-		const char *a = params_table[i].name, *b = name;
-
-		/* accept ce-threshold for ce_threshold */
-		while (*a && (*a == *b || (*a == '_' && *b == '-'))) {
-			a++;
-			b++;
-		}
-		if (!*a && !*b)
-			return (int)i;
-	}
-	return -1;
-}
-
-/* number with optional fraction followed by a suffix; returns 0 on success */
-static inline int parse_scaled(const char *s, double *num, const char **suffix)
-{
-	char *end;
-
-	errno = 0;
-	*num = strtod(s, &end);
-	/* !(x >= 0) refuses NaN too; strtod also reads "inf" */
-	if (errno || end == s || !(*num >= 0) || *num > 1.8e19)
-		return -1;
-	*suffix = end;
-	return 0;
-}
-
-static inline int parse_time_ns(const char *s, __u64 *out)
-{
-	const char *u;
-	double v, mul;
-
-	if (parse_scaled(s, &v, &u))
-		return -1;
-	if (!*u)
-		mul = v == 0 ? 1 : -1;
-	else if (!strcasecmp(u, "ns"))
-		mul = 1;
-	else if (!strcasecmp(u, "us") || !strcasecmp(u, "usec"))
-		mul = 1e3;
-	else if (!strcasecmp(u, "ms") || !strcasecmp(u, "msec"))
-		mul = 1e6;
-	else if (!strcasecmp(u, "s") || !strcasecmp(u, "sec"))
-		mul = 1e9;
-	else
-		return -1;
-	if (mul < 0 || v * mul > 1.8e19)
-		return -1;
-	*out = (__u64)(v * mul + 0.5);
-	return 0;
-}
-
-static inline int parse_rate_bps(const char *s, __u64 *out)
-{
-	const char *u;
-	double v, mul;
-
-	if (parse_scaled(s, &v, &u))
-		return -1;
-	if (!*u || !strcasecmp(u, "bit") || !strcasecmp(u, "bps"))
-		mul = 1;
-	else if (!strcasecmp(u, "k") || !strcasecmp(u, "kbit"))
-		mul = 1e3;
-	else if (!strcasecmp(u, "m") || !strcasecmp(u, "mbit"))
-		mul = 1e6;
-	else if (!strcasecmp(u, "g") || !strcasecmp(u, "gbit"))
-		mul = 1e9;
-	else if (!strcasecmp(u, "t") || !strcasecmp(u, "tbit"))
-		mul = 1e12;
-	else
-		return -1;
-	if (v * mul > 1.8e19)
-		return -1;
-	*out = (__u64)(v * mul + 0.5);
-	return 0;
-}
-
-static inline int parse_bytes(const char *s, __u64 *out)
-{
-	const char *u;
-	double v, mul;
-
-	if (parse_scaled(s, &v, &u))
-		return -1;
-	if (!*u || !strcasecmp(u, "b"))
-		mul = 1;
-	else if (!strcasecmp(u, "k") || !strcasecmp(u, "kb"))
-		mul = 1024;
-	else if (!strcasecmp(u, "m") || !strcasecmp(u, "mb"))
-		mul = 1024 * 1024;
-	else
-		return -1;
-	if (v * mul > 1.8e19)
-		return -1;
-	*out = (__u64)(v * mul + 0.5);
-	return 0;
-}
+/* Index of a parameter in params_table ("ce-threshold" finds
+ * ce_threshold), or -1. */
+int param_index(const char *name);
 
 /* Set one parameter from text. Returns 0, or -1 with a message in err. */
-static inline int param_set(struct params *p, const char *name, const char *val,
-			    char *err, size_t errlen)
-{
-	int i = param_index(name);
-	const struct param_def *d;
-	void *field;
-	__u64 v;
+int param_set(struct params *p, const char *name, const char *val, char *err, size_t errlen);
 
-	if (i < 0) {
-		snprintf(err, errlen, "unknown parameter '%s'", name);
-		return -1;
-	}
-	d = &params_table[i];
-	field = (char *)p + d->off;
-	if (!val) {
-		snprintf(err, errlen, "%s: missing value", d->name);
-		return -1;
-	}
-	switch (d->kind) {
-	case P_ALGO: {
-		unsigned a;
-
-		for (a = 0; a < AFCD_ALGO__MAX; a++)
-			if (!strcmp(val, algo_names[a]))
-				break;
-		if (a == AFCD_ALGO__MAX) {
-			snprintf(err, errlen, "algo: '%s' is not one of droptail, codel, afd, afcd, fall", val);
-			return -1;
-		}
-		*(__u32 *)field = a;
-		break;
-	}
-	case P_TIME:
-		if (parse_time_ns(val, &v)) {
-			snprintf(err, errlen, "%s: '%s' is not a time (e.g. 5ms, 100us, 1s)", d->name, val);
-			return -1;
-		}
-		*(__u64 *)field = v;
-		break;
-	case P_RATE:
-		if (parse_rate_bps(val, &v)) {
-			snprintf(err, errlen, "%s: '%s' is not a rate (e.g. 100mbit, 10gbit)", d->name, val);
-			return -1;
-		}
-		*(__u64 *)field = v;
-		break;
-	case P_BYTES:
-		if (parse_bytes(val, &v)) {
-			snprintf(err, errlen, "%s: '%s' is not a size in bytes (e.g. 1500, 64k)", d->name, val);
-			return -1;
-		}
-		*(__u64 *)field = v;
-		break;
-	case P_U32: {
-		char *end;
-		unsigned long x;
-
-		errno = 0;
-		x = strtoul(val, &end, 10);
-		if (errno || *end || end == val || x > 0xffffffffUL) {
-			snprintf(err, errlen, "%s: '%s' is not a whole number", d->name, val);
-			return -1;
-		}
-		*(__u32 *)field = (__u32)x;
-		break;
-	}
-	case P_MILLI: {
-		const char *u;
-		double x;
-
-		if (parse_scaled(val, &x, &u) || *u || x <= 0 || x > 1000) {
-			snprintf(err, errlen, "%s: '%s' is not a number in (0, 1000]", d->name, val);
-			return -1;
-		}
-		*(__u32 *)field = (__u32)(x * 1000 + 0.5);
-		break;
-	}
-	case P_FLAG:
-		if (!strcmp(val, "on") || !strcmp(val, "1") || !strcmp(val, "yes"))
-			p->c.flags |= d->bit;
-		else if (!strcmp(val, "off") || !strcmp(val, "0") || !strcmp(val, "no"))
-			p->c.flags &= ~d->bit;
-		else {
-			snprintf(err, errlen, "%s: '%s' is not on or off", d->name, val);
-			return -1;
-		}
-		break;
-	case P_ISOLATE:
-		p->c.flags &= ~(AFCD_F_ISOLATE_SRC | AFCD_F_ISOLATE_DST);
-		if (!strcmp(val, "srchost"))
-			p->c.flags |= AFCD_F_ISOLATE_SRC;
-		else if (!strcmp(val, "dsthost"))
-			p->c.flags |= AFCD_F_ISOLATE_DST;
-		else if (strcmp(val, "flows")) {
-			snprintf(err, errlen, "isolate: '%s' is not flows, srchost or dsthost", val);
-			return -1;
-		}
-		break;
-	case P_CODEL_STATE:
-		if (!strcmp(val, "global"))
-			p->c.flags |= AFCD_F_CODEL_GLOBAL;
-		else if (!strcmp(val, "per-flow") || !strcmp(val, "per_flow"))
-			p->c.flags &= ~AFCD_F_CODEL_GLOBAL;
-		else {
-			snprintf(err, errlen, "codel_state: '%s' is not per-flow or global", val);
-			return -1;
-		}
-		break;
-	}
-	p->set |= 1ULL << i;
-	return 0;
-}
-
-static inline int param_given(const struct params *p, const char *name)
-{
-	int i = param_index(name);
-
-	return i >= 0 && (p->set & (1ULL << i));
-}
+/* Was the parameter `name` given (set in p->set)? 1 or 0. */
+int param_given(const struct params *p, const char *name);
 
 /* Overlay the parameters given in `top` onto `base` (both complete). */
-static inline void params_overlay(struct params *base, const struct params *top)
-{
-	unsigned i;
-
-	for (i = 0; i < PARAMS_N; i++) {
-		const struct param_def *d = &params_table[i];
-
-		if (!(top->set & (1ULL << i)))
-			continue;
-		switch (d->kind) {
-		case P_FLAG:
-		case P_CODEL_STATE:
-		case P_ISOLATE: {
-			__u32 bit = d->kind == P_FLAG ? d->bit : d->kind == P_ISOLATE ?
-				    (AFCD_F_ISOLATE_SRC | AFCD_F_ISOLATE_DST) : AFCD_F_CODEL_GLOBAL;
-
-			base->c.flags = (base->c.flags & ~bit) | (top->c.flags & bit);
-			break;
-		}
-		case P_TIME: case P_RATE: case P_BYTES:
-			memcpy((char *)base + d->off, (const char *)top + d->off, 8);
-			break;
-		default:
-			memcpy((char *)base + d->off, (const char *)top + d->off, 4);
-			break;
-		}
-		base->set |= 1ULL << i;
-	}
-}
+void params_overlay(struct params *base, const struct params *top);
 
 /* Fill what was not given with the defaults of the chosen algo, then
  * derive horizon from limit and sample_bytes from rate, window, sb_size. */
-static inline void params_complete(struct params *p)
-{
-	struct afcd_config *c = &p->c;
-	int fall;
-
-	if (!param_given(p, "algo"))
-		c->algo = AFCD_ALGO_AFCD;
-	fall = c->algo == AFCD_ALGO_FALL;
-	c->abi = AFCD_ABI_VERSION;
-	if (!param_given(p, "target"))
-		c->target_ns = fall ? 1000000ULL : AFCD_DEF_TARGET_NS;
-	if (!param_given(p, "interval"))
-		c->interval_ns = fall ? 5000000ULL : AFCD_DEF_INTERVAL_NS;
-	if (!param_given(p, "rtt"))
-		c->rtt_ns = AFCD_DEF_RTT_NS;
-	if (!param_given(p, "sb_size"))
-		c->sb_size = AFCD_SB_SIZE_DEFAULT;
-	if (!param_given(p, "window"))
-		c->window_ns = AFCD_DEF_WINDOW_NS;
-	if (!param_given(p, "update_period"))
-		c->update_period_ns = fall ? AFCD_DEF_PERIOD_FALL_NS : AFCD_DEF_PERIOD_AFCD_NS;
-	if (!param_given(p, "stale_after"))
-		c->stale_after_ns = AFCD_DEF_STALE_AFTER_NS;
-	if (!param_given(p, "exponent"))
-		c->exponent = AFCD_DEF_EXPONENT;
-	if (!param_given(p, "mtu"))
-		c->mtu_bytes = AFCD_DEF_MTU_BYTES;
-	if (!param_given(p, "alpha"))
-		c->alpha_milli = AFCD_DEF_ALPHA_MILLI;
-	if (!param_given(p, "beta"))
-		c->beta_milli = AFCD_DEF_BETA_MILLI;
-	if (!param_given(p, "police"))
-		c->flags |= AFCD_F_POLICE;
-	if (param_given(p, "limit") && c->rate_bps)
-		c->horizon_ns = (__u64)((double)p->limit_bytes * 8e9 / (double)c->rate_bps);
-	else if (!param_given(p, "horizon"))
-		c->horizon_ns = AFCD_DEF_HORIZON_NS;
-	if (!param_given(p, "sample_bytes") && c->sb_size) {
-		double sb = (double)c->rate_bps / 8.0 * ((double)c->window_ns / 1e9) / c->sb_size;
-
-		/* at least one MTU: a packet is then sampled with probability
-		 * len / sample_bytes <= 1 and the ring weighs bytes exactly (below
-		 * it, every full frame would be one sample whatever its size);
-		 * the ring then spans more than window at low rates */
-		c->sample_bytes = sb < c->mtu_bytes ? c->mtu_bytes : (__u64)sb;
-	}
-}
+void params_complete(struct params *p);
 
 /* Check a complete parameter set. Returns 0, or -1 naming the problem. */
-static inline int params_validate(const struct params *p, char *err, size_t errlen)
-{
-	const struct afcd_config *c = &p->c;
+int params_validate(const struct params *p, char *err, size_t errlen);
 
-#define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
-	if (param_given(p, "limit") && param_given(p, "horizon"))
-		BAD("give horizon or limit, not both");
-	if (!c->rate_bps)
-		BAD("rate: must be given and above 0 (e.g. rate 100mbit)");
-	if (c->rate_bps < AFCD_RATE_MIN_BPS || c->rate_bps > AFCD_RATE_MAX_BPS)
-		BAD("rate: %llu bit/s is outside [1kbit, 1tbit]", (unsigned long long)c->rate_bps);
-	if (c->algo >= AFCD_ALGO__MAX)
-		BAD("algo: unknown");
-	if (!c->interval_ns || c->interval_ns > AFCD_INTERVAL_MAX_NS)
-		BAD("interval: must be in (0, 10s]");
-	if (!c->target_ns || c->target_ns > AFCD_TIME_MAX_NS)
-		BAD("target: must be in (0, 17s]");
-	if (c->target_ns >= c->interval_ns)
-		BAD("target (%llu ns) must be below interval (%llu ns)",
-		    (unsigned long long)c->target_ns, (unsigned long long)c->interval_ns);
-	if (c->horizon_ns < c->target_ns)
-		BAD("horizon (%llu ns) must be at least target (%llu ns)",
-		    (unsigned long long)c->horizon_ns, (unsigned long long)c->target_ns);
-	if (c->horizon_ns > AFCD_TIME_MAX_NS)
-		BAD("horizon: at most 17s");
-	if (!c->rtt_ns || c->rtt_ns > AFCD_TIME_MAX_NS)
-		BAD("rtt: must be in (0, 17s]");
-	if (c->ce_threshold_ns > AFCD_TIME_MAX_NS)
-		BAD("ce_threshold: at most 17s");
-	if (!c->sb_size || c->sb_size > AFCD_SB_SIZE_MAX)
-		BAD("sb_size: must be in [1, %d]", AFCD_SB_SIZE_MAX);
-	if (!c->window_ns || c->window_ns > AFCD_TIME_MAX_NS)
-		BAD("window: must be in (0, 17s]");
-	if (!c->sample_bytes || c->sample_bytes > AFCD_SAMPLE_BYTES_MAX)
-		BAD("sample_bytes: must be in [1, %llu]", (unsigned long long)AFCD_SAMPLE_BYTES_MAX);
-	if (c->update_period_ns < 100000ULL || c->update_period_ns > 10000000000ULL)
-		BAD("update_period: must be in [100us, 10s]");
-	if (c->stale_after_ns < c->update_period_ns)
-		BAD("stale_after must be at least update_period");
-	if (c->stale_after_ns > AFCD_TIME_MAX_NS)
-		BAD("stale_after: at most 17s (longer would keep a dead loader's estimates)");
-	if (!c->alpha_milli || !c->beta_milli || c->alpha_milli >= c->beta_milli)
-		BAD("alpha (%.3f) and beta (%.3f) must be above 0 with alpha < beta (the AFD "
-		    "controller's integral gain beta - alpha must be positive)",
-		    c->alpha_milli / 1e3, c->beta_milli / 1e3);
-	if (c->exponent < 1 || c->exponent > AFCD_EXPONENT_MAX)
-		BAD("exponent: must be in [1, 4]");
-	if (c->mtu_bytes < 68 || c->mtu_bytes > 65536)
-		BAD("mtu: must be in [68, 65536]");
-#undef BAD
-	return 0;
-}
-
-/* Read "name value" or "name = value" lines; '#' starts a comment. A line
- * longer than PARAMS_LINE_MAX, one with a NUL byte, or one with text after
- * the value is an error naming the file and line: nothing is half-read. */
+/* Read "name value" or "name = value" lines of a config file ('#'
+ * starts a comment; at most PARAMS_LINE_MAX characters a line). Returns 0,
+ * or -1 with the file, line and problem in err. */
 #define PARAMS_LINE_MAX 511
-static inline int params_load_file(struct params *p, const char *path, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL, sub[200];
-	size_t cap = 0;
-	ssize_t n;
-	int lineno = 0, rc = 0;
+int params_load_file(struct params *p, const char *path, char *err, size_t errlen);
 
-	if (!f) {
-		snprintf(err, errlen, "config file %s: %s", path, strerror(errno));
-		return -1;
-	}
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		char *s = line, *name, *val, *extra, *hash;
+/* Every parameter of a written config as given (limit excepted: the
+ * horizon stands for it), to overlay a live change on. */
+struct params params_from_config(const struct afcd_config *c);
 
-		lineno++;
-		if ((size_t)n != strlen(line)) {
-			snprintf(err, errlen, "%s:%d: the line has a NUL byte", path, lineno);
-			rc = -1;
-			break;
-		}
-		if (n > PARAMS_LINE_MAX) {
-			snprintf(err, errlen, "%s:%d: the line is longer than %d characters", path,
-				 lineno, PARAMS_LINE_MAX);
-			rc = -1;
-			break;
-		}
-		hash = strchr(line, '#');
-		if (hash)
-			*hash = 0;
-		while (isspace((unsigned char)*s))
-			s++;
-		if (!*s)
-			continue;
-		name = strtok(s, " \t=\r\n");
-		val = strtok(NULL, " \t=\r\n");
-		extra = strtok(NULL, " \t\r\n");
-		if (extra) {
-			snprintf(err, errlen, "%s:%d: '%s' after the value of %s", path, lineno,
-				 extra, name);
-			rc = -1;
-			break;
-		}
-		if (param_set(p, name, val, sub, sizeof(sub))) {
-			snprintf(err, errlen, "%s:%d: %s", path, lineno, sub);
-			rc = -1;
-			break;
-		}
-	}
-	free(line);
-	fclose(f);
-	return rc;
-}
+/* The config as `afcd stats -j` prints it, generated from params_table:
+ * numbers under their field's name with its unit (rate_bps, target_ns,
+ * sample_bytes, ...), switches and choices under the parameter's name
+ * (algo, ecn, police, codel_state, isolate) and alpha/beta as fractions.
+ * Returns a new json-c object (struct json_object *). */
+struct json_object;
+struct json_object *params_to_json(const struct afcd_config *c);
 
 #endif /* AFCD_PARAMS_H */

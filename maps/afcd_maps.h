@@ -37,17 +37,23 @@
  * their maps (state inside them is keyed by ifindex). */
 #define AFCD_PIN_DIR "/sys/fs/bpf/tc/globals"
 
-/* Map names (BPF_OBJ_NAME_LEN is 16, so at most 15 characters). */
-#define AFCD_MAP_CFG      "afcd_cfg"
-#define AFCD_MAP_EST      "afcd_est"
-#define AFCD_MAP_QUEUE    "afcd_queue"
-#define AFCD_MAP_FLOWS    "afcd_flows"
-#define AFCD_MAP_SB_RING  "afcd_sb_ring"
-#define AFCD_MAP_SB_COUNT "afcd_sb_count"
-#define AFCD_MAP_GLOBAL   "afcd_global"
-#define AFCD_MAP_SCAN     "afcd_scan"
-#define AFCD_MAP_TIMER    "afcd_timer"
-#define AFCD_MAP_SB_HIST  "afcd_sb_hist"
+/* Every pinned map, once: FN(field, name, map type, key, value). The
+ * loader's struct pins, its open/chmod/unlink loops and its check of
+ * foreign pins (type, key and value size, refused on mismatch) iterate
+ * this list; maps/afcd_maps.bpf.h defines the same maps for BPF, and
+ * tests/netns/test_lists.py keeps the Python side (PIN_NAMES) in step.
+ * Names are at most 15 characters (BPF_OBJ_NAME_LEN is 16). */
+#define AFCD_PINS(FN)                                                             \
+	FN(cfg,    "afcd_cfg",      BPF_MAP_TYPE_HASH,          __u32, struct afcd_config) \
+	FN(est,    "afcd_est",      BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_est)    \
+	FN(queue,  "afcd_queue",    BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_queue)  \
+	FN(flows,  "afcd_flows",    BPF_MAP_TYPE_LRU_HASH,      struct afcd_flow_key, struct afcd_flow) \
+	FN(ring,   "afcd_sb_ring",  BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_sb_ring) \
+	FN(count,  "afcd_sb_count", BPF_MAP_TYPE_HASH,          struct afcd_flow_key, __u32) \
+	FN(global, "afcd_global",   BPF_MAP_TYPE_PERCPU_ARRAY,  __u32, __u64)              \
+	FN(scan,   "afcd_scan",     BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_scan)   \
+	FN(timer,  "afcd_timer",    BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_timer)  \
+	FN(hist,   "afcd_sb_hist",  BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_sb_hist)
 
 /* The ELF section of the classifier: tc filter ... bpf da obj afcd.bpf.o sec tc */
 #define AFCD_PROG_SEC "tc"
@@ -96,13 +102,19 @@
 
 /* ---- Enums -------------------------------------------------------------- */
 
-/* Drop law (ALGORITHM.md sec. 6). All share the EDT virtual queue. */
+/* Drop laws, once: FN(ENUM, name, what it does) (ALGORITHM.md sec. 6).
+ * All share the EDT virtual queue. The name is the `algo` parameter's
+ * value and what every output prints. */
+#define AFCD_ALGOS(FN)                                                        \
+	FN(DROPTAIL, "droptail", "EDT + horizon only")                        \
+	FN(CODEL,    "codel",    "one CoDel (RFC 8289) on the virtual queue") \
+	FN(AFD,      "afd",      "drop with probability (1 - m_fair/m_i)+")   \
+	FN(AFCD,     "afcd",     "per-flow target_i = target (m_fair/m_i)^k") \
+	FN(FALL,     "fall",     "AFCD law under global_target = RTT/sqrt(N)")
+
+#define AFCD_ENUM_ALGO_(E, name, doc) AFCD_ALGO_##E,
 enum afcd_algo {
-	AFCD_ALGO_DROPTAIL = 0, /* EDT + horizon only */
-	AFCD_ALGO_CODEL    = 1, /* one CoDel (RFC 8289) on the virtual queue */
-	AFCD_ALGO_AFD      = 2, /* drop with probability (1 - m_fair/m_i)+ */
-	AFCD_ALGO_AFCD     = 3, /* per-flow target_i = target (m_fair/m_i)^k */
-	AFCD_ALGO_FALL     = 4, /* AFCD law under global_target = RTT/sqrt(N) */
+	AFCD_ALGOS(AFCD_ENUM_ALGO_)
 	AFCD_ALGO__MAX,
 };
 
@@ -138,42 +150,73 @@ enum afcd_cfg_flags {
 	AFCD_F_LOADER_PROG  = 1u << 9,  /* the loader attached the filter */
 };
 
-/* Per-interface counters, struct afcd_queue.stats[] (updated under the
- * queue lock). Packets unless the name says bytes. */
-enum afcd_stat {
-	AFCD_S_PASSED = 0,       /* admitted (including marked) */
-	AFCD_S_PASSED_BYTES,     /* bytes admitted (wire length) */
-	AFCD_S_AQM_DROP,         /* dropped by the drop law (including the policer) */
-	AFCD_S_POLICE_DROP,      /* of which: by the fair-rate policer (AFCD_F_POLICE) */
-	AFCD_S_OVERLIMIT_DROP,   /* dropped: predicted sojourn > horizon */
-	AFCD_S_ECN_MARK,         /* CE-marked by the drop law instead of a drop */
-	AFCD_S_CE_THRESHOLD_MARK,/* CE-marked by ce_threshold */
-	AFCD_S_NON_IP,           /* not IPv4/IPv6: EDT only, never AQM-dropped */
-	AFCD_S_PARSE_ERR,        /* truncated or malformed IP: EDT only, passed */
-	AFCD_S_FRAGMENT,         /* IP fragments (ports taken as 0) */
-	AFCD_S_STALE_FALLBACK,   /* loader heartbeat stale: datapath's own m_fair */
-	AFCD_S__MAX,
-};
+/* ---- Counters: one list each ------------------------------------------
+ * FN(ENUM, key, prometheus family, prometheus label, help). The key is the
+ * counter's name in `afcd stats -j` and tools/afcd-top; the family (after
+ * "afcd_"; NULL: not exported) and the label (another label than dev, or
+ * "") are its Prometheus metric; the help is the HELP line of the family's
+ * first entry and documents the counter here. Packets unless the key or
+ * the family says bytes. The loader's text, JSON and Prometheus renderers
+ * iterate these lists. Order is the ABI (the index into the arrays).
+ */
 
-/* Per-interface counters updated atomically outside the lock,
+/* Per-interface counters, struct afcd_queue.stats[]. */
+#define AFCD_STATS(FN)                                                                   \
+	FN(PASSED, "passed", "packets_total", "",                                        \
+	   "Packets admitted to the virtual queue (CE-marked ones included).")           \
+	FN(PASSED_BYTES, "passed_bytes", "bytes_total", "",                              \
+	   "Wire bytes admitted to the virtual queue.")                                  \
+	FN(AQM_DROP, "aqm_drop", "drops_total", "reason=\"aqm\"",                        \
+	   "Packets dropped, by reason: aqm is the drop law (the fair-rate policer "      \
+	   "included), overlimit a predicted sojourn above the horizon.")                \
+	FN(POLICE_DROP, "police_drop", "police_drops_total", "",                         \
+	   "Packets dropped by the fair-rate policer (also in drops_total{reason=\"aqm\"}).") \
+	FN(OVERLIMIT_DROP, "overlimit_drop", "drops_total", "reason=\"overlimit\"",      \
+	   "Packets dropped because their predicted sojourn exceeds the horizon.")       \
+	FN(ECN_MARK, "ecn_mark", "ecn_marks_total", "reason=\"aqm\"",                    \
+	   "Packets CE-marked, by reason: aqm is the drop law marking instead of "       \
+	   "dropping, ce_threshold a sojourn above ce_threshold.")                       \
+	FN(CE_THRESHOLD_MARK, "ce_threshold_mark", "ecn_marks_total",                    \
+	   "reason=\"ce_threshold\"", "Packets CE-marked by ce_threshold.")              \
+	FN(NON_IP, "non_ip", "unclassified_packets_total", "kind=\"non_ip\"",            \
+	   "Packets that took no AQM, by kind: non_ip (not IPv4/IPv6), parse_error "     \
+	   "(truncated or malformed IP); EDT and the horizon still apply.")              \
+	FN(PARSE_ERR, "parse_err", "unclassified_packets_total", "kind=\"parse_error\"", \
+	   "Truncated or malformed IP packets: EDT only, passed.")                       \
+	FN(FRAGMENT, "fragment", "fragments_total", "",                                  \
+	   "IP fragments (their ports taken as 0).")                                     \
+	FN(STALE_FALLBACK, "stale_fallback", "fallback_packets_total", "",               \
+	   "Packets decided on the datapath's own estimates (loader heartbeat stale).")
+
+/* Per-interface counters updated atomically outside the decision,
  * struct afcd_queue.astats[]. */
-enum afcd_astat {
-	AFCD_A_SAMPLED = 0,     /* packets written into the shadow buffer */
-	AFCD_A_FLOW_NEW,        /* flow-state entries created */
-	AFCD_A_FLOW_FAIL,       /* flow-state insert failed: packet took no AQM */
-	AFCD_A_SB_FAIL,         /* shadow-buffer count insert failed */
-	AFCD_A_SAMPLED_BYTES,   /* bytes the samples stand for, max(len, sample_bytes) each:
-				 * an unbiased count of the offered bytes (the refresh
-				 * step's offered load), GSO packets included */
-	AFCD_A__MAX,
-};
+#define AFCD_ASTATS(FN)                                                                  \
+	FN(SAMPLED, "sampled", "samples_total", "",                                      \
+	   "Packets written into the shadow buffer.")                                    \
+	FN(FLOW_NEW, "flow_new", "flows_created_total", "",                              \
+	   "Flow-state entries created.")                                                \
+	FN(FLOW_FAIL, "flow_fail", "flow_failures_total", "",                            \
+	   "Flow-state inserts that failed: the packet took no AQM.")                    \
+	FN(SB_FAIL, "sb_fail", "sample_failures_total", "",                              \
+	   "Shadow-buffer count inserts that failed.")                                   \
+	FN(SAMPLED_BYTES, "sampled_bytes", "sampled_bytes_total", "",                    \
+	   "Bytes the samples stand for, max(len, sample_bytes) each: an unbiased "      \
+	   "count of the offered bytes (the refresh step's offered load).")
 
-/* Global per-CPU counters, map afcd_global (index = enum value). */
-enum afcd_gstat {
-	AFCD_G_UNCONFIGURED = 0, /* no valid config for this ifindex */
-	AFCD_G_BAD_SLOT,         /* config's slot not initialised for this ifindex */
-	AFCD_G__MAX,
-};
+/* Global per-CPU counters, map afcd_global (index = enum value), not per
+ * interface (no Prometheus family: they carry no dev). */
+#define AFCD_GSTATS(FN)                                                                  \
+	FN(UNCONFIGURED, "unconfigured", NULL, "",                                       \
+	   "Packets on an interface without a valid config (passed untouched).")         \
+	FN(BAD_SLOT, "bad_slot", NULL, "",                                               \
+	   "Packets whose config's slot is not initialised for this ifindex.")
+
+#define AFCD_ENUM_S_(E, key, fam, lbl, help) AFCD_S_##E,
+#define AFCD_ENUM_A_(E, key, fam, lbl, help) AFCD_A_##E,
+#define AFCD_ENUM_G_(E, key, fam, lbl, help) AFCD_G_##E,
+enum afcd_stat { AFCD_STATS(AFCD_ENUM_S_) AFCD_S__MAX };
+enum afcd_astat { AFCD_ASTATS(AFCD_ENUM_A_) AFCD_A__MAX };
+enum afcd_gstat { AFCD_GSTATS(AFCD_ENUM_G_) AFCD_G__MAX };
 
 /* Drop reasons reported per flow and to the tracer. */
 enum afcd_verdict {

@@ -5,7 +5,7 @@
 #   tools/deps.sh --vm     also the VM runner (Debian kernel, qemu, virtme-ng)
 set -euo pipefail
 
-pkgs=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libmicrohttpd-dev pkg-config make gcc
+pkgs=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libmicrohttpd-dev libmnl-dev libjson-c-dev pkg-config make gcc
       iproute2 iperf3 ethtool iputils-ping procps kmod util-linux
       python3 python3-pytest python3-matplotlib python3-bpfcc)
 vm=0

@@ -497,7 +497,7 @@ static void test_rate_ewma(void)
 	CHECK_EQ(afcd_sb_capacity(2000, 1000, ~0ULL), 1);
 }
 
-/* The loader's scan of a histogram for a capacity (loader/afcd.c). */
+/* The loader's scan of a histogram for a capacity (loader/scan.c). */
 static void scan_of(const struct afcd_sb_hist *h, __u64 capacity, struct afcd_scan *sc)
 {
 	struct afcd_water w;

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* afcd detach DEV; see cmds.h. */
+#include <bpf/bpf.h>
+
+#include "cmds.h"
+#include "log.h"
+#include "pins.h"
+#include "sys.h"
+#include "tc.h"
+
+int detach_dev(const char *dev, __u32 ifindex, bool quiet)
+{
+	struct afcd_config c;
+	struct pins p;
+	bool have_pins = !pins_open(&p, true), had_cfg = false;
+	int lock;
+
+	tc_detach_filters(ifindex, dev);
+	lock = have_pins ? pins_lock() : -1;
+	if (have_pins && !config_delete_locked(&p, ifindex, &c)) {
+		had_cfg = true;
+		if (c.flags & AFCD_F_FQ_INSTALLED)
+			fq_remove(ifindex);
+	}
+	tc_remove_clsact_if_unused(ifindex);
+	if (have_pins) {
+		__u32 k;
+
+		if (bpf_map_get_next_key(p.cfg, NULL, &k))
+			pins_unlink();   /* no interface left (still locked: no attach in between) */
+		pins_close(&p);
+	}
+	pins_unlock(lock);
+	if (!quiet)
+		pr_info("detached from %s%s", dev, had_cfg ? "" : " (it had no afcd config)");
+	return 0;
+}
+
+int cmd_detach(int argc, char **argv)
+{
+	__u32 ifindex;
+
+	if (argc != 2) {
+		pr_warn("usage: afcd detach DEV");
+		return 2;
+	}
+	if (check_ifname(argv[1], &ifindex) || check_privileges() ||
+	    check_netns(ifindex, argv[1], false))
+		return 1;
+	return detach_dev(argv[1], ifindex, false);
+}

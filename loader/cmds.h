@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * cmds.h - the commands of afcd(8), one file each, and their option
+ * tables (main.c builds the dispatch and the usage from them). Each
+ * command gets argv from its own name on (argv[0] = "attach", ...) and
+ * returns the exit status: 0, 1 (refused or failed, one line printed)
+ * or 2 (usage).
+ */
+#ifndef AFCD_CMDS_H
+#define AFCD_CMDS_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "opts.h"
+
+/* afcd attach's loader options (attach_opts is their table). */
+struct run_opts {
+	bool install_fq, skip_fq_check, keep, quiet, takeover;
+	int prom_port;          /* 0: no /metrics */
+	const char *prom_addr;  /* default 127.0.0.1 */
+	const char *config_file;
+	double duration_s;      /* 0: until a signal */
+	__u64 gc_idle_ns;       /* default 10 s */
+	int refresh;            /* enum refresh_mode */
+};
+
+extern const struct opt_def attach_opts[], stats_opts_table[];
+
+int cmd_attach(int argc, char **argv);
+int cmd_set(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_detach(int argc, char **argv);
+
+/* Remove everything afcd put on DEV (the filter, the config and slot,
+ * the fq it installed, clsact when nothing else uses it); unpin when no
+ * interface is left. Prints "detached" unless quiet. */
+int detach_dev(const char *dev, __u32 ifindex, bool quiet);
+
+#endif /* AFCD_CMDS_H */

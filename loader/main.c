@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * afcd - attach, configure and watch the AFCD/FaLL tc-bpf datapath.
+ *
+ * The loader (docs/ALGORITHM.md sec. 1, 3, 5) attaches afcd_egress to
+ * DEV's clsact egress with libbpf, checks that sch_fq is the root qdisc,
+ * claims a slot in the per-interface maps, writes the config and then
+ * keeps m_fair (AFD controller, eq. 3.4-3.5), N and FaLL's global target
+ * (eq. 4.5-4.6) fresh every update_period, with a heartbeat the datapath
+ * checks: from a BPF timer it arms (afcd_ctl.bpf.o; the process itself
+ * only computes the water level every 50 ms), or from the process on old
+ * kernels. Everything is pinned under AFCD_PIN_DIR (mode 0600); the
+ * datapath keeps working, on its own fallback estimates, while no loader
+ * runs.
+ *
+ * This file is the command table and nothing else; each command is in
+ * its cmd_*.c, and its usage is generated from the tables below.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "log.h"
+#include "opts.h"
+#include "params.h"
+
+static int cmd_params(int argc, char **argv);
+
+static const struct command {
+	const char *name, *synopsis, *help;
+	int (*fn)(int argc, char **argv);
+	const struct opt_def *opts;
+} commands[] = {
+	{ "attach", "DEV rate R [param value]... [options]",
+	  "run in the foreground: attach, keep the estimates fresh, clean up on exit",
+	  cmd_attach, attach_opts },
+	{ "set", "DEV [param value]...",
+	  "change a running instance, or configure a filter attached by hand", cmd_set, NULL },
+	{ "stats", "DEV [options]", "counters, estimates and flows", cmd_stats, stats_opts_table },
+	{ "detach", "DEV", "remove everything afcd put on DEV", cmd_detach, NULL },
+	{ "params", "", "list the parameters and every command's options", cmd_params, NULL },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "%s afcd %s %s\n%-10s %s\n", i ? "      " : "usage:", commands[i].name,
+			commands[i].synopsis, "", commands[i].help);
+	fprintf(f, "Maps are pinned under %s; see README.md for bpftool recipes.\n",
+		AFCD_PIN_DIR);
+}
+
+static int cmd_params(int argc, char **argv)
+{
+	unsigned i;
+
+	printf("parameters (afcd attach DEV ... / afcd set DEV ... / config file lines):\n");
+	for (i = 0; i < PARAMS_N; i++)
+		printf("  %-14s %s\n", params_table[i].name, params_table[i].help);
+	for (i = 0; i < NCOMMANDS; i++) {
+		if (!commands[i].opts)
+			continue;
+		printf("\n%s options:\n", commands[i].name);
+		opts_usage(stdout, commands[i].opts);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	log_libbpf_setup();
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	pr_warn("unknown command '%s'", argv[1]);
+	usage(stderr);
+	return 2;
+}

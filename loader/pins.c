@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* The pinned maps, slots and configs; see pins.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "log.h"
+#include "pins.h"
+#include "sys.h"
+
+/* What each pin must be: its name, map type, key and value size. */
+#define PIN_SPEC_(f, name, type, k, v) \
+	{ name, type, sizeof(k), sizeof(v), offsetof(struct pins, f) },
+static const struct pin_spec {
+	const char *name;
+	__u32 type, key_size, value_size;
+	size_t off;
+} pin_specs[] = { AFCD_PINS(PIN_SPEC_) };
+#define NPINS (sizeof(pin_specs) / sizeof(pin_specs[0]))
+
+static int *pin_fd(struct pins *p, unsigned i)
+{
+	return (int *)((char *)p + pin_specs[i].off);
+}
+
+static void pin_path(char *b, size_t n, unsigned i)
+{
+	snprintf(b, n, "%s/%s", AFCD_PIN_DIR, pin_specs[i].name);
+}
+
+void pins_close(struct pins *p)
+{
+	unsigned i;
+
+	for (i = 0; i < NPINS; i++) {
+		if (*pin_fd(p, i) >= 0)
+			close(*pin_fd(p, i));
+		*pin_fd(p, i) = -1;
+	}
+}
+
+int pins_open(struct pins *p, bool quiet)
+{
+	unsigned i;
+
+	for (i = 0; i < NPINS; i++)
+		*pin_fd(p, i) = -1;
+	for (i = 0; i < NPINS; i++) {
+		const struct pin_spec *s = &pin_specs[i];
+		struct bpf_map_info info = {0};
+		__u32 len = sizeof(info);
+		char path[256];
+
+		pin_path(path, sizeof(path), i);
+		*pin_fd(p, i) = bpf_obj_get(path);
+		if (*pin_fd(p, i) < 0) {
+			if (!quiet)
+				pr_warn("no afcd maps pinned at %s (%s): attach first, with "
+					"'afcd attach DEV rate R' or 'tc filter add dev DEV egress bpf da "
+					"obj afcd.bpf.o sec tc'", path, strerror(errno));
+			pins_close(p);
+			return -1;
+		}
+		if (bpf_obj_get_info_by_fd(*pin_fd(p, i), &info, &len) || info.type != s->type ||
+		    info.key_size != s->key_size || info.value_size != s->value_size) {
+			if (!quiet)
+				pr_warn("%s is not a map of this afcd (ABI %u): type %u, key %u, value %u "
+					"bytes, expected type %u, key %u, value %u; another version's "
+					"pins: detach it, or remove %s", path, AFCD_ABI_VERSION,
+					info.type, info.key_size, info.value_size, s->type, s->key_size,
+					s->value_size, AFCD_PIN_DIR);
+			pins_close(p);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void pins_chmod(void)
+{
+	unsigned i;
+	char path[256];
+
+	for (i = 0; i < NPINS; i++) {
+		pin_path(path, sizeof(path), i);
+		chmod(path, 0600);
+	}
+}
+
+void pins_unlink(void)
+{
+	unsigned i;
+	char path[256];
+
+	for (i = 0; i < NPINS; i++) {
+		pin_path(path, sizeof(path), i);
+		unlink(path);
+	}
+}
+
+int cfg_lookup(struct pins *p, __u32 ifindex, struct afcd_config *c)
+{
+	return bpf_map_lookup_elem(p->cfg, &ifindex, c);
+}
+
+int cfg_check_netns(struct pins *p, __u32 ifindex, const char *dev, bool claim)
+{
+	struct afcd_config c;
+	__u64 mine = netns_cookie();
+
+	if (cfg_lookup(p, ifindex, &c) || !c.netns_cookie || !mine || c.netns_cookie == mine ||
+	    claim)
+		return 0;
+	pr_warn("ifindex %u (%s here) is configured from another network namespace (netns "
+		"cookie %llu, this one %llu) that shares %s: refusing to change or show it; "
+		"'afcd attach %s ... --takeover' claims it if that namespace is gone", ifindex,
+		dev, (unsigned long long)c.netns_cookie, (unsigned long long)mine, AFCD_PIN_DIR,
+		dev);
+	return -1;
+}
+
+/* Delete this interface's entries from a map keyed by afcd_flow_key. */
+static unsigned long long delete_iface_keys(int fd, __u32 ifindex)
+{
+	struct afcd_flow_key k, next, *prev = NULL;
+	unsigned long long n = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		if (k.ifindex == ifindex) {
+			bpf_map_delete_elem(fd, &k);
+			n++;
+			/* restart: the iteration order changed under us */
+			prev = NULL;
+			continue;
+		}
+		prev = &k;
+	}
+	return n;
+}
+
+/* The ring restarted (sb_size changed): no flow of ifindex holds a sample
+ * any more. The datapath decrements m_i only for samples it evicts from
+ * the ring, so counts left from the old ring would never age out. */
+static void flows_zero_samples(struct pins *p, __u32 ifindex)
+{
+	struct afcd_flow_key k, next, *prev = NULL;
+	struct afcd_flow f;
+
+	while (!bpf_map_get_next_key(p->flows, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (k.ifindex != ifindex || bpf_map_lookup_elem(p->flows, &k, &f) || !f.m_i)
+			continue;
+		f.m_i = 0;
+		bpf_map_update_elem(p->flows, &k, &f, BPF_EXIST);
+	}
+}
+
+/* Zero the interface's histogram of sample counts. 0 or -errno. */
+static int hist_reset(struct pins *p, __u32 slot)
+{
+	static const struct afcd_sb_hist zero;
+
+	return bpf_map_update_elem(p->hist, &slot, &zero, BPF_ANY) ? -errno : 0;
+}
+
+/* Zero the interface's queue, estimate, scan and ring slot and mark the queue
+ * as owned by ifindex (the datapath checks ownership per packet). */
+static int slot_reset(struct pins *p, __u32 slot, __u32 ifindex)
+{
+	struct afcd_queue q = { .ifindex = ifindex };
+	struct afcd_est e = {0};
+	struct afcd_scan sc = {0};
+	void *ring = calloc(1, sizeof(struct afcd_sb_ring));
+	int err;
+
+	if (!ring)
+		return -ENOMEM;
+	err = bpf_map_update_elem(p->ring, &slot, ring, BPF_ANY);
+	free(ring);
+	if (!err)
+		err = bpf_map_update_elem(p->est, &slot, &e, BPF_ANY);
+	if (!err)
+		err = bpf_map_update_elem(p->scan, &slot, &sc, BPF_ANY);
+	if (!err)
+		err = hist_reset(p, slot);
+	if (!err)
+		err = bpf_map_update_elem(p->queue, &slot, &q, BPF_ANY);
+	delete_iface_keys(p->count, ifindex);
+	delete_iface_keys(p->flows, ifindex);
+	return err;
+}
+
+/* Serialise slot allocation and release between afcd processes (issue 11.4):
+ * an exclusive flock(2) on the pin directory, held from choosing a slot to
+ * writing the config, and from deleting a config to zeroing its slot. Two
+ * interfaces configured at the same moment otherwise both see the same
+ * lowest free slot. Returns the descriptor for pins_unlock(), or -1 with
+ * the error reported. Blocks while another afcd holds it (microseconds). */
+int pins_lock(void)
+{
+	int fd = open(AFCD_PIN_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		pr_warn("cannot lock %s: %s", AFCD_PIN_DIR, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void pins_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);        /* releases the flock */
+}
+
+/* The slot of ifindex: its existing one, or the lowest free one. Call with
+ * pins_lock() held. */
+static int slot_choose(struct pins *p, __u32 ifindex, __u32 *slot, bool *existing)
+{
+	__u32 key, next, *prev = NULL, used = 0;
+	struct afcd_config c;
+
+	if (!cfg_lookup(p, ifindex, &c) && c.slot < AFCD_MAX_IFACES) {
+		*slot = c.slot;
+		*existing = true;
+		return 0;
+	}
+	*existing = false;
+	while (!bpf_map_get_next_key(p->cfg, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (!bpf_map_lookup_elem(p->cfg, &key, &c) && c.slot < AFCD_MAX_IFACES)
+			used |= 1u << c.slot;
+	}
+	for (key = 0; key < AFCD_MAX_IFACES; key++)
+		if (!(used & (1u << key))) {
+			*slot = key;
+			return 0;
+		}
+	pr_warn("all %d interface slots are in use: detach one first", AFCD_MAX_IFACES);
+	return -1;
+}
+
+/* Write a complete, validated config for ifindex, claiming a slot if it
+ * has none; resets the shadow buffer when its geometry changes. Call with
+ * pins_lock() held. */
+int config_write_locked(struct pins *p, __u32 ifindex, struct afcd_config *c)
+{
+	struct afcd_config old;
+	bool existing;
+	__u32 slot;
+	int err;
+
+	if (slot_choose(p, ifindex, &slot, &existing))
+		return -1;
+	c->slot = slot;
+	c->ifindex = ifindex;
+	c->netns_cookie = netns_cookie();
+	if (!existing) {
+		err = slot_reset(p, slot, ifindex);
+		if (err) {
+			pr_warn("cannot initialise slot %u: %s", slot, strerror(-err));
+			return -1;
+		}
+	} else if (!cfg_lookup(p, ifindex, &old) && old.sb_size != c->sb_size) {
+		/* the ring's slots are counted against sb_size: start it over */
+		struct afcd_queue q;
+		void *ring = calloc(1, sizeof(struct afcd_sb_ring));
+
+		if (ring) {
+			bpf_map_update_elem(p->ring, &slot, ring, BPF_ANY);
+			free(ring);
+		}
+		delete_iface_keys(p->count, ifindex);
+		hist_reset(p, slot);
+		flows_zero_samples(p, ifindex);
+		/* no lock since ABI 5: the datapath's updates that land between
+		 * this read and write (a few packets' counters) are lost; the
+		 * ring restart is rare and by hand */
+		if (!bpf_map_lookup_elem(p->queue, &slot, &q)) {
+			q.n_active = 0;
+			q.sb_head = 0;
+			bpf_map_update_elem(p->queue, &slot, &q, BPF_ANY);
+		}
+	}
+	err = bpf_map_update_elem(p->cfg, &ifindex, c, BPF_ANY);
+	if (err) {
+		pr_warn("cannot write the config: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* config_write_locked() under the pin directory's lock. */
+int config_write(struct pins *p, __u32 ifindex, struct afcd_config *c)
+{
+	int lock = pins_lock(), err;
+
+	if (lock < 0)
+		return -1;
+	err = config_write_locked(p, ifindex, c);
+	pins_unlock(lock);
+	return err;
+}
+
+/* Is a live loader other than this process managing ifindex? Its PID in
+ * *pid (the scan's loader_pid, checked with kill(pid, 0)). */
+bool running_loader(__u32 ifindex, __u32 *pid)
+{
+	struct afcd_config c;
+	struct afcd_scan sc;
+	struct pins p;
+	bool live = false;
+
+	if (pins_open(&p, true))
+		return false;
+	if (!cfg_lookup(&p, ifindex, &c) && c.slot < AFCD_MAX_IFACES &&
+	    !bpf_map_lookup_elem(p.scan, &c.slot, &sc) && sc.loader_pid &&
+	    sc.loader_pid != (__u32)getpid() && (kill((pid_t)sc.loader_pid, 0) == 0 || errno == EPERM)) {
+		*pid = sc.loader_pid;
+		live = true;
+	}
+	pins_close(&p);
+	return live;
+}
+
+/* cfg_check_netns() with the pins opened here; 0 when nothing is pinned. */
+int check_netns(__u32 ifindex, const char *dev, bool claim)
+{
+	struct pins p;
+	int err;
+
+	if (pins_open(&p, true))
+		return 0;
+	err = cfg_check_netns(&p, ifindex, dev, claim);
+	pins_close(&p);
+	return err;
+}
+
+
+int config_delete_locked(struct pins *p, __u32 ifindex, struct afcd_config *old)
+{
+	struct afcd_queue q = {0};
+	struct afcd_est e = {0};
+	struct afcd_scan sc = {0};
+
+	if (cfg_lookup(p, ifindex, old))
+		return -1;
+	/* without its config, the slot's refresh timer stops at its next firing */
+	bpf_map_delete_elem(p->cfg, &ifindex);
+	if (old->slot < AFCD_MAX_IFACES) {
+		bpf_map_update_elem(p->queue, &old->slot, &q, BPF_ANY);
+		bpf_map_update_elem(p->est, &old->slot, &e, BPF_ANY);
+		bpf_map_update_elem(p->scan, &old->slot, &sc, BPF_ANY);
+	}
+	delete_iface_keys(p->count, ifindex);
+	delete_iface_keys(p->flows, ifindex);
+	return 0;
+}

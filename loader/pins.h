@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * pins.h - the pinned maps (AFCD_PINS in maps/afcd_maps.h) under
+ * AFCD_PIN_DIR, the per-interface slots in them and the config entry
+ * that claims one. Writers serialise on pins_lock() (issue 11.4).
+ */
+#ifndef AFCD_PINS_H
+#define AFCD_PINS_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "afcd_maps.h"
+
+/* One descriptor per pinned map, -1 when not open. */
+#define PIN_FIELD_(f, name, type, k, v) int f;
+struct pins {
+	AFCD_PINS(PIN_FIELD_)
+};
+#undef PIN_FIELD_
+
+/* Open every pinned map and check that it is this version's (map type,
+ * key and value size: pins of another ABI are refused, not adopted).
+ * Returns 0, or -1 (with one line printed unless quiet) and nothing open. */
+int pins_open(struct pins *p, bool quiet);
+void pins_close(struct pins *p);
+/* Mode 0600 on every pin; unlink every pin (no interface left). */
+void pins_chmod(void);
+void pins_unlink(void);
+
+/* An exclusive flock(2) on the pin directory, held from choosing a slot to
+ * writing the config and from deleting a config to zeroing its slot.
+ * Returns the descriptor for pins_unlock(), or -1 with the error printed.
+ * Blocks while another afcd holds it (microseconds). */
+int pins_lock(void);
+void pins_unlock(int fd);
+
+/* ifindex's config: 0, or -1 (none). */
+int cfg_lookup(struct pins *p, __u32 ifindex, struct afcd_config *c);
+
+/* Refuse (one line, -1) when ifindex's config was written from another
+ * network namespace: the same ifindex there is another interface, and the
+ * pins are shared (issue 11.7). 0 when there is no config, or it is ours,
+ * or either side's namespace is unknown, or claim is set (attach
+ * --takeover: that namespace is gone, or the operator says so). */
+int cfg_check_netns(struct pins *p, __u32 ifindex, const char *dev, bool claim);
+/* The same with the pins opened here; 0 when nothing is pinned. */
+int check_netns(__u32 ifindex, const char *dev, bool claim);
+
+/* Write a complete, validated config for ifindex (slot, ifindex and netns
+ * cookie filled in here), claiming a slot if it has none; restarts the
+ * shadow buffer when sb_size changes. 0, or -1 with the error printed.
+ * The _locked form needs pins_lock() held. */
+int config_write_locked(struct pins *p, __u32 ifindex, struct afcd_config *c);
+int config_write(struct pins *p, __u32 ifindex, struct afcd_config *c);
+
+/* Delete ifindex's config and zero its slot and flow state (pins_lock()
+ * held). The slot's refresh timer stops at its next firing. 0 and the old
+ * config in *old, or -1 when it had none. */
+int config_delete_locked(struct pins *p, __u32 ifindex, struct afcd_config *old);
+
+/* Is a live loader other than this process managing ifindex? Its PID in
+ * *pid (the scan's loader_pid, checked with kill(pid, 0)). */
+bool running_loader(__u32 ifindex, __u32 *pid);
+
+#endif /* AFCD_PINS_H */

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* The /metrics page; see prom.h. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "prom.h"
+
+struct prom_out {
+	char *b;
+	size_t n, o;
+};
+
+static void prom_printf(struct prom_out *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->o >= p->n)
+		return;
+	va_start(ap, fmt);
+	p->o += (size_t)vsnprintf(p->b + p->o, p->n - p->o, fmt, ap);
+	va_end(ap);
+}
+
+static void prom_family(struct prom_out *p, const char *name, const char *type,
+			const char *help)
+{
+	prom_printf(p, "# HELP afcd_%s %s\n# TYPE afcd_%s %s\n", name, help, name, type);
+}
+
+/* One sample; label "" or `key="value"`. */
+static void prom_sample(struct prom_out *p, const char *name, const char *dev, const char *label,
+			double v)
+{
+	/* counters exactly (below 2^53), fractions with 9 significant digits */
+	prom_printf(p, v == (double)(__u64)v && v < 9007199254740992.0 ?
+		    "afcd_%s{dev=\"%s\"%s%s} %.0f\n" : "afcd_%s{dev=\"%s\"%s%s} %.9g\n",
+		    name, dev, *label ? "," : "", label, v);
+}
+
+/* A counter list, flattened: family, label, help, value. */
+struct prom_counter { const char *fam, *label, *help; __u64 v; };
+
+#define PROM_S_(E, key, fam, lbl, help) { fam, lbl, help, q->stats[AFCD_S_##E] },
+#define PROM_A_(E, key, fam, lbl, help) { fam, lbl, help, q->astats[AFCD_A_##E] },
+
+/* Every family once, its HELP from its first entry, then all its samples
+ * (entries of one family need not be adjacent in the list). */
+static void prom_counters(struct prom_out *p, const char *dev, const struct prom_counter *c,
+			  size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		bool seen = false;
+
+		if (!c[i].fam)
+			continue;
+		for (j = 0; j < i && !seen; j++)
+			seen = c[j].fam && !strcmp(c[j].fam, c[i].fam);
+		if (seen)
+			continue;
+		prom_family(p, c[i].fam, "counter", c[i].help);
+		for (j = i; j < n; j++)
+			if (c[j].fam && !strcmp(c[j].fam, c[i].fam))
+				prom_sample(p, c[j].fam, dev, c[j].label, (double)c[j].v);
+	}
+}
+
+size_t prom_render(char *b, size_t n, const char *dev, const struct snapshot *s)
+{
+	const struct afcd_queue *q = &s->q;
+	struct prom_out p = { .b = b, .n = n };
+	const struct prom_counter counters[] = { AFCD_STATS(PROM_S_) AFCD_ASTATS(PROM_A_) };
+	__u32 m_fair;
+	__u64 gt;
+	size_t i;
+
+	effective_estimates(s, &m_fair, &gt);
+	const struct { const char *name, *type, *help; double v; } gauges[] = {
+		{ "queue_delay_seconds", "gauge", "Virtual queue delay now.",
+		  delay_now_ns(s) / 1e9 },
+		{ "queue_delay_max_seconds", "gauge", "Largest predicted sojourn admitted.",
+		  (double)q->max_sojourn_ns / 1e9 },
+		{ "active_flows", "gauge", "N, flows with samples in the shadow buffer.",
+		  (double)q->n_active },
+		{ "fair_share_samples", "gauge", "m_fair in shadow-buffer samples.", (double)m_fair },
+		{ "global_target_seconds", "gauge", "FaLL global target delay RTT/sqrt(N).",
+		  (double)gt / 1e9 },
+		{ "rate_bits_per_second", "gauge", "Configured drain rate.", (double)s->c.rate_bps },
+		{ "estimate_refreshes_total", "counter", "Refreshes of m_fair and the global target.",
+		  (double)s->e.refreshes },
+	};
+
+	prom_counters(&p, dev, counters, sizeof(counters) / sizeof(counters[0]));
+	for (i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++) {
+		prom_family(&p, gauges[i].name, gauges[i].type, gauges[i].help);
+		prom_sample(&p, gauges[i].name, dev, "", gauges[i].v);
+	}
+	return p.o < n ? p.o : n;
+}
+
+size_t prom_render_ctx(char *buf, size_t n, void *arg)
+{
+	struct prom_ctx *m = arg;
+	struct snapshot s;
+
+	if (!__atomic_load_n(&m->ready, __ATOMIC_ACQUIRE) || snapshot_read(m->p, m->ifindex, &s))
+		return 0;
+	return prom_render(buf, n, m->dev, &s);
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* The refresh loop's tick, scan and GC; see scan.h. */
+#include <errno.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "afcd_ctl.h"
+#include "ctl.h"
+#include "scan.h"
+#include "sys.h"
+
+unsigned long long gc_flows(struct pins *p, struct afcd_ctl_bpf *ctl, __u32 ifindex,
+				   __u64 idle_ns)
+{
+	enum { CHUNK = 4096 };
+	static struct afcd_flow_key keys[CHUNK];
+	static struct afcd_flow vals[CHUNK];
+	__u64 in_batch = 0, out_batch = 0, now = now_ns();
+	unsigned long long n = 0;
+	bool first = true;
+
+	if (ctl && !ctl_gc(ctl, ifindex, idle_ns, &n))
+		return n;
+	for (;;) {
+		LIBBPF_OPTS(bpf_map_batch_opts, bo);
+		__u32 count = CHUNK, i;
+		int err = bpf_map_lookup_batch(p->flows, first ? NULL : &in_batch, &out_batch,
+					       keys, vals, &count, &bo);
+
+		if (err && errno != ENOENT)
+			break;
+		for (i = 0; i < count; i++)
+			if (keys[i].ifindex == ifindex && vals[i].m_i == 0 &&
+			    now > vals[i].last_seen_ns && now - vals[i].last_seen_ns > idle_ns &&
+			    !bpf_map_delete_elem(p->flows, &keys[i]))
+				n++;
+		if (err) /* ENOENT: that was the last batch */
+			break;
+		in_batch = out_batch;
+		first = false;
+	}
+	return n;
+}
+
+/* The water level of the interface's shadow buffer for `capacity`
+ * samples, from its histogram of per-flow counts, into sc. */
+static void scan_hist(struct pins *p, const struct afcd_config *c, __u64 capacity,
+		      struct afcd_scan *sc)
+{
+	static struct afcd_sb_hist h;
+	struct afcd_water w;
+
+	if (bpf_map_lookup_elem(p->hist, &c->slot, &h))
+		return;
+	afcd_waterfill_hist(h.n, c->sb_size, capacity, &w);
+	sc->waterline = w.level;
+	sc->max_count = w.max_count;
+	sc->n_long = w.n_long;
+	sc->mice = w.mice;
+}
+
+/* One tick of the loop at time now: the refresh step (user mode), the
+ * scan when due, the timer's watchdog (kernel mode). Returns the time to
+ * the next tick, ns, or 0 when the interface lost its config. */
+__u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now)
+{
+	struct afcd_config c;
+	struct afcd_queue q;
+	__u64 period;
+
+	if (cfg_lookup(p, ifindex, &c) || bpf_map_lookup_elem(p->queue, &c.slot, &q))
+		return 0;              /* detached under us */
+	period = c.update_period_ns;
+	if (now - ls->last_scan_ns >= AFCD_SCAN_PERIOD_NS || !ls->last_scan_ns) {
+		struct afcd_est e;
+		const struct afcd_est *ep = &ls->e;
+		struct afcd_scan cur;
+
+		/* another loader took the interface over (attach --takeover) */
+		if (ls->last_scan_ns && !bpf_map_lookup_elem(p->scan, &c.slot, &cur) &&
+		    cur.loader_pid && cur.loader_pid != (__u32)getpid()) {
+			ls->taken_over = cur.loader_pid;
+			return 0;
+		}
+		if (ls->kernel && !bpf_map_lookup_elem(p->est, &c.slot, &e))
+			ep = &e;
+		scan_hist(p, &c, afcd_sb_capacity(c.sb_size, c.rate_bps, ep->arrival_bps), &ls->sc);
+		ls->sc.heartbeat_ns = now;
+		ls->sc.scans++;
+		ls->sc.loader_pid = (__u32)getpid();
+		bpf_map_update_elem(p->scan, &c.slot, &ls->sc, BPF_ANY);
+		ls->last_scan_ns = now;
+		if (ls->kernel) {
+			/* watchdog: a timer that stopped while we live (this
+			 * process stalled beyond stale_after, e.g. SIGSTOP, or
+			 * someone disarmed it) is armed again */
+			__u64 late = 4 * period + 2 * AFCD_SCAN_PERIOD_NS;
+
+			if ((ep->refresher != AFCD_REFRESHER_KERNEL || !ep->heartbeat_ns ||
+			     now - ep->heartbeat_ns > late) && now - ls->last_arm_ns > late) {
+				ctl_arm(ls->ctl, ifindex, c.slot);
+				ls->last_arm_ns = now;
+				ls->rearms++;
+			}
+		}
+	}
+	if (!ls->kernel) {
+		afcd_refresh(&c, &q, &ls->sc, &ls->e, now);
+		ls->e.refresher = AFCD_REFRESHER_LOADER;
+		bpf_map_update_elem(p->est, &c.slot, &ls->e, BPF_ANY);
+		return period;
+	}
+	return AFCD_SCAN_PERIOD_NS;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * scan.h - the loader's refresh loop, one tick at a time. Work is split
+ * by cost (docs/ALGORITHM.md sec. 3 and 5):
+ *  - the refresh step (bpf/afcd_ctl.h: offered load, the water level from
+ *    the datapath's histogram of sample counts, AFD controller, fair rate,
+ *    FaLL's RTT/sqrt(N), heartbeat) runs every update_period from the BPF
+ *    timer of afcd_ctl.bpf.o, so that a 1 ms period costs no user-space
+ *    wake-ups; on kernels without BPF timers the loader runs the same
+ *    step itself (--refresh user);
+ *  - the water level of the shadow buffer runs here every
+ *    AFCD_SCAN_PERIOD_NS, from the datapath's histogram of per-flow
+ *    sample counts (one 16 KiB read, two passes, no sort), into
+ *    afcd_scan, whose heartbeat the timer needs to keep running;
+ *  - GC of idle flow state runs in the kernel through the control
+ *    program (no copy of the flow map) every GC_PERIOD_NS.
+ */
+#ifndef AFCD_SCAN_H
+#define AFCD_SCAN_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "afcd_maps.h"
+#include "pins.h"
+
+#define GC_PERIOD_NS 1000000000ULL   /* GC of idle flow state, every 1 s */
+
+/* --refresh: who runs the refresh step. */
+enum refresh_mode { REFRESH_AUTO = 0, REFRESH_KERNEL, REFRESH_USER };
+
+struct afcd_ctl_bpf;
+
+/* Loader-side state of the refresh loop. */
+struct loop_state {
+	struct afcd_ctl_bpf *ctl;  /* control program, NULL if not loaded */
+	bool kernel;               /* the BPF timer refreshes (else this process) */
+	struct afcd_est e;         /* user-mode refresh: the estimate we own */
+	struct afcd_scan sc;       /* what we write to afcd_scan */
+	__u64 last_scan_ns, last_gc_ns, last_arm_ns;   /* CLOCK_MONOTONIC */
+	unsigned long long rearms; /* watchdog re-arms of the timer */
+	__u32 taken_over;          /* PID of the loader that took the interface over */
+};
+
+/* One tick of the loop at time now (ns): the refresh step (user mode),
+ * the scan when due, the timer's watchdog (kernel mode). Returns the time
+ * to the next tick, ns, or 0 when the interface lost its config or was
+ * taken over (ls->taken_over set). */
+__u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now);
+
+/* Delete ifindex's flow state idle for more than idle_ns with no sample
+ * left in the shadow buffer: in the kernel through the control program
+ * when ctl is not NULL, else from user space in batches. How many. */
+unsigned long long gc_flows(struct pins *p, struct afcd_ctl_bpf *ctl, __u32 ifindex,
+			    __u64 idle_ns);
+
+#endif /* AFCD_SCAN_H */

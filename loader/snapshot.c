@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* Reading an interface's state; see snapshot.h. */
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "afcd_law.h"
+#include "snapshot.h"
+#include "sys.h"
+
+int snapshot_read(struct pins *p, __u32 ifindex, struct snapshot *s)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 *v = calloc(ncpu > 0 ? ncpu : 1, sizeof(__u64));
+	__u32 k;
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	if (!v || cfg_lookup(p, ifindex, &s->c)) {
+		free(v);
+		return -1;
+	}
+	if (bpf_map_lookup_elem(p->queue, &s->c.slot, &s->q) ||
+	    bpf_map_lookup_elem(p->est, &s->c.slot, &s->e) ||
+	    bpf_map_lookup_elem(p->scan, &s->c.slot, &s->s)) {
+		free(v);
+		return -1;
+	}
+	for (k = 0; k < AFCD_G__MAX; k++) {
+		if (bpf_map_lookup_elem(p->global, &k, v))
+			continue;
+		for (i = 0; i < ncpu; i++)
+			s->global[k] += v[i];
+	}
+	free(v);
+	s->t_ns = now_ns();
+	return 0;
+}
+
+double delay_now_ns(const struct snapshot *s)
+{
+	return s->q.t_last_ns > s->t_ns ? (double)(s->q.t_last_ns - s->t_ns) : 0.0;
+}
+
+bool est_fresh(const struct snapshot *s)
+{
+	return s->e.heartbeat_ns && s->t_ns - s->e.heartbeat_ns <= s->c.stale_after_ns;
+}
+
+/* Who refreshes the estimates: "kernel" (the loader's BPF timer),
+ * "loader" (the loader process), "none" (stale: datapath fallback). */
+const char *refresher_name(const struct snapshot *s)
+{
+	if (!est_fresh(s))
+		return "none";
+	return s->e.refresher == AFCD_REFRESHER_KERNEL ? "kernel" :
+	       s->e.refresher == AFCD_REFRESHER_LOADER ? "loader" : "none";
+}
+
+/* The values the datapath uses now: the loader's, or its fallback. */
+void effective_estimates(const struct snapshot *s, __u32 *m_fair, __u64 *gt)
+{
+	if (est_fresh(s) && s->e.m_fair) {
+		*m_fair = s->e.m_fair;
+		*gt = s->e.global_target_ns;
+		return;
+	}
+	*m_fair = afcd_m_fair_fallback(s->c.sb_size, s->q.n_active);
+	*gt = afcd_fall_global_target_ns(s->c.rtt_ns, s->q.n_active,
+					 2 * afcd_tx_ns(s->c.mtu_bytes, s->c.rate_bps),
+					 s->c.interval_ns);
+}
+
+/* All flow-state entries of ifindex (a copy); *n set to the count. */
+struct flow_row *flows_read(struct pins *p, __u32 ifindex, size_t *n)
+{
+	struct afcd_flow_key k, next, *prev = NULL;
+	struct flow_row *rows = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	while (!bpf_map_get_next_key(p->flows, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (k.ifindex != ifindex)
+			continue;
+		if (*n == cap) {
+			struct flow_row *r;
+
+			cap = cap ? cap * 2 : 256;
+			r = realloc(rows, cap * sizeof(*rows));
+			if (!r)
+				break;
+			rows = r;
+		}
+		if (bpf_map_lookup_elem(p->flows, &k, &rows[*n].f))
+			continue;
+		rows[*n].k = k;
+		rows[*n].rate_bps = 0;
+		(*n)++;
+	}
+	return rows;
+}
+
+static int row_by_rate(const void *a, const void *b)
+{
+	const struct flow_row *x = a, *y = b;
+
+	if (x->rate_bps != y->rate_bps)
+		return x->rate_bps < y->rate_bps ? 1 : -1;
+	return x->f.bytes < y->f.bytes ? 1 : x->f.bytes > y->f.bytes ? -1 : 0;
+}
+
+unsigned long long count_iface_flows(struct pins *p, __u32 ifindex)
+{
+	struct afcd_flow_key k, next, *prev = NULL;
+	unsigned long long n = 0;
+
+	while (!bpf_map_get_next_key(p->flows, prev, &next)) {
+		k = next;
+		prev = &k;
+		n += k.ifindex == ifindex;
+	}
+	return n;
+}
+
+
+void flows_rate(struct flow_row *r1, size_t n1, const struct flow_row *r0, size_t n0,
+		double dt_s)
+{
+	size_t i, j;
+
+	for (i = 0; i < n1 && dt_s > 0; i++)
+		for (j = 0; j < n0; j++)
+			if (!memcmp(&r1[i].k, &r0[j].k, sizeof(r1[i].k))) {
+				r1[i].rate_bps = (double)(r1[i].f.bytes - r0[j].f.bytes) * 8 / dt_s;
+				break;
+			}
+	if (n1)
+		qsort(r1, n1, sizeof(*r1), row_by_rate);
+}

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* The clsact hook, the afcd_egress filter and the root sch_fq; see tc.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <libmnl/libmnl.h>
+#include <linux/pkt_cls.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "log.h"
+#include "tc.h"
+
+#define PROG_NAME "afcd_egress"
+
+/* ---- rtnetlink with libmnl ------------------------------------------------ */
+
+/* Attribute table of one nest level: tb[type] for type <= max. */
+struct attrs { const struct nlattr **tb; unsigned max; };
+
+static int attr_cb(const struct nlattr *a, void *data)
+{
+	struct attrs *t = data;
+	unsigned type = mnl_attr_get_type(a);
+
+	if (type <= t->max)
+		t->tb[type] = a;
+	return MNL_CB_OK;
+}
+
+static void parse_tca(const struct nlmsghdr *nlh, const struct nlattr **tb)
+{
+	struct attrs t = { tb, TCA_MAX };
+
+	memset(tb, 0, sizeof(*tb) * (TCA_MAX + 1));
+	mnl_attr_parse(nlh, sizeof(struct tcmsg), attr_cb, &t);
+}
+
+static void parse_nested(const struct nlattr *nest, const struct nlattr **tb, unsigned max)
+{
+	struct attrs t = { tb, max };
+
+	memset(tb, 0, sizeof(*tb) * (max + 1));
+	mnl_attr_parse_nested(nest, attr_cb, &t);
+}
+
+/* A tc request: header, struct tcmsg for ifindex and parent. */
+static struct nlmsghdr *tc_request(char *buf, __u16 type, __u16 flags, __u32 ifindex,
+				   __u32 parent)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct tcmsg *t;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
+	t->tcm_family = AF_UNSPEC;
+	t->tcm_ifindex = (int)ifindex;
+	t->tcm_parent = parent;
+	return nlh;
+}
+
+/* Send one request and run cb on every answer (a dump's messages, or the
+ * ack). 0, or -errno (the kernel's error for a request that failed). */
+static int nl_talk(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	static char buf[65536];
+	struct mnl_socket *nl = mnl_socket_open(NETLINK_ROUTE);
+	unsigned portid, seq;
+	int ret, err = 0;
+
+	if (!nl)
+		return -errno;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		err = -errno;
+		goto out;
+	}
+	portid = mnl_socket_get_portid(nl);
+	nlh->nlmsg_seq = seq = (unsigned)time(NULL);
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		err = -errno;
+		goto out;
+	}
+	while ((ret = (int)mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
+		ret = mnl_cb_run(buf, (size_t)ret, seq, portid, cb, data);
+		if (ret <= MNL_CB_STOP)
+			break;
+	}
+	if (ret < 0)
+		err = errno ? -errno : -EIO;
+out:
+	mnl_socket_close(nl);
+	return err;
+}
+
+/* ---- the filter ------------------------------------------------------------ */
+
+struct filter_scan {
+	int n, all;           /* afcd_egress filters; filters of any kind */
+	struct tc_filter first;
+};
+
+/* Is the BPF program with this id named afcd_egress? */
+static bool prog_is_afcd(__u32 id)
+{
+	struct bpf_prog_info info = {0};
+	__u32 len = sizeof(info);
+	int fd = bpf_prog_get_fd_by_id(id);
+	bool yes;
+
+	if (fd < 0)
+		return false;
+	yes = !bpf_obj_get_info_by_fd(fd, &info, &len) && !strcmp(info.name, PROG_NAME);
+	close(fd);
+	return yes;
+}
+
+static int filter_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[TCA_MAX + 1], *ob[TCA_BPF_MAX + 1];
+	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
+	struct filter_scan *s = data;
+
+	parse_tca(nlh, tb);
+	if (!tb[TCA_OPTIONS])          /* the chain's own entry, not a filter */
+		return MNL_CB_OK;
+	s->all++;
+	if (!tb[TCA_KIND] || strcmp(mnl_attr_get_str(tb[TCA_KIND]), "bpf"))
+		return MNL_CB_OK;
+	parse_nested(tb[TCA_OPTIONS], ob, TCA_BPF_MAX);
+	if (!ob[TCA_BPF_ID] || !prog_is_afcd(mnl_attr_get_u32(ob[TCA_BPF_ID])))
+		return MNL_CB_OK;
+	if (!s->n++) {
+		s->first.prio = TC_H_MAJ(t->tcm_info) >> 16;
+		s->first.handle = t->tcm_handle;
+	}
+	return MNL_CB_OK;
+}
+
+static int filter_dump(__u32 ifindex, __u32 side, struct filter_scan *s)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+
+	memset(s, 0, sizeof(*s));
+	return nl_talk(tc_request(buf, RTM_GETTFILTER, NLM_F_DUMP, ifindex,
+				  TC_H_MAKE(TC_H_CLSACT, side)), filter_cb, s);
+}
+
+int tc_find_afcd_filter(__u32 ifindex, struct tc_filter *f)
+{
+	struct filter_scan s;
+
+	if (filter_dump(ifindex, TC_H_MIN_EGRESS, &s))
+		return 0;
+	if (f)
+		*f = s.first;
+	return s.n;
+}
+
+int tc_attach(__u32 ifindex, const char *dev, int prog_fd)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex, .attach_point = BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, to, .handle = AFCD_TC_HANDLE, .priority = AFCD_TC_PRIO,
+		    .prog_fd = prog_fd);
+	int err = bpf_tc_hook_create(&hook);
+
+	if (err && err != -EEXIST) {
+		pr_warn("cannot create the clsact qdisc on %s: %s", dev, strerror(-err));
+		return err;
+	}
+	err = bpf_tc_attach(&hook, &to);
+	if (err)
+		pr_warn("cannot attach to %s egress: %s", dev, strerror(-err));
+	return err;
+}
+
+int tc_detach_filters(__u32 ifindex, const char *dev)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex, .attach_point = BPF_TC_EGRESS);
+	struct tc_filter f;
+	int err, left = 64;
+
+	while (tc_find_afcd_filter(ifindex, &f) && left--) {
+		LIBBPF_OPTS(bpf_tc_opts, o, .handle = f.handle, .priority = f.prio);
+
+		err = bpf_tc_detach(&hook, &o);
+		if (err) {
+			pr_warn("cannot remove the filter (pref %u handle 0x%x) from %s: %s",
+				f.prio, f.handle, dev, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+void tc_remove_clsact_if_unused(__u32 ifindex)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex,
+		    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);   /* = the clsact qdisc */
+	struct filter_scan eg, in;
+
+	if (filter_dump(ifindex, TC_H_MIN_EGRESS, &eg) || filter_dump(ifindex, TC_H_MIN_INGRESS, &in) ||
+	    eg.all || in.all)
+		return;                /* someone else's filters (or no clsact): keep it */
+	bpf_tc_hook_destroy(&hook);
+}
+
+/* ---- sch_fq ------------------------------------------------------------------ */
+
+struct fq_need fq_requirements(const struct afcd_config *c)
+{
+	struct fq_need n;
+	double pkts = (double)c->rate_bps / 8.0 * ((double)c->horizon_ns / 1e9) / 64.0;
+	__u64 hz = c->horizon_ns / 1000 * 2;
+
+	n.limit = pkts < 10000 ? 10000 : pkts > 1000000 ? 1000000 : (__u32)pkts;
+	n.flow_limit = n.limit;        /* one flow may hold the whole queue */
+	n.horizon_us = hz < 10000000ULL ? 10000000U : hz > 0xffffffffULL ? 0xffffffffU : (__u32)hz;
+	return n;
+}
+
+/* The qdiscs of one interface, from a dump. */
+#define FQ_SCAN_MAX 256
+struct fq_scan {
+	__u32 ifindex;
+	struct fq_need need;
+	int n;
+	struct qd { __u32 handle, parent; bool fq, big_enough; char kind[16]; } q[FQ_SCAN_MAX];
+};
+
+static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[TCA_MAX + 1], *ob[TCA_FQ_MAX + 1];
+	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
+	struct fq_scan *s = data;
+	struct qd *q;
+
+	if ((__u32)t->tcm_ifindex != s->ifindex || s->n >= FQ_SCAN_MAX)
+		return MNL_CB_OK;
+	parse_tca(nlh, tb);
+	q = &s->q[s->n++];
+	memset(q, 0, sizeof(*q));
+	q->handle = t->tcm_handle;
+	q->parent = t->tcm_parent;
+	if (tb[TCA_KIND])
+		snprintf(q->kind, sizeof(q->kind), "%s", mnl_attr_get_str(tb[TCA_KIND]));
+	q->fq = !strcmp(q->kind, "fq");
+	if (q->fq && tb[TCA_OPTIONS]) {
+		parse_nested(tb[TCA_OPTIONS], ob, TCA_FQ_MAX);
+		q->big_enough =
+			ob[TCA_FQ_PLIMIT] && mnl_attr_get_u32(ob[TCA_FQ_PLIMIT]) >= s->need.limit &&
+			ob[TCA_FQ_FLOW_PLIMIT] &&
+			mnl_attr_get_u32(ob[TCA_FQ_FLOW_PLIMIT]) >= s->need.flow_limit &&
+			/* no horizon before Linux 5.7: nothing drops there */
+			(!ob[TCA_FQ_HORIZON] ||
+			 mnl_attr_get_u32(ob[TCA_FQ_HORIZON]) >= s->need.horizon_us / 2);
+	}
+	return MNL_CB_OK;
+}
+
+/* 1 when the root is a big enough fq, or mq with one on every queue; 0
+ * when fq is there but too small; -1 when it is not fq at all. */
+static int fq_verdict(const struct fq_scan *s, const char **root_kind)
+{
+	const struct qd *root = NULL;
+	int i, leaves = 0, fq = 0, big = 0;
+
+	for (i = 0; i < s->n; i++)
+		if (s->q[i].parent == TC_H_ROOT)
+			root = &s->q[i];
+	*root_kind = root ? root->kind : "none";
+	if (!root)
+		return -1;
+	if (root->fq)
+		return root->big_enough ? 1 : 0;
+	if (strcmp(root->kind, "mq"))
+		return -1;
+	for (i = 0; i < s->n; i++) {
+		if (TC_H_MAJ(s->q[i].parent) != TC_H_MAJ(root->handle) || &s->q[i] == root)
+			continue;
+		leaves++;
+		fq += s->q[i].fq;
+		big += s->q[i].big_enough;
+	}
+	if (!leaves || fq != leaves)
+		return -1;
+	return big == leaves ? 1 : 0;
+}
+
+static int fq_install(__u32 ifindex, const struct fq_need *n)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = tc_request(buf, RTM_NEWQDISC,
+					  NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE, ifindex,
+					  TC_H_ROOT);
+	struct nlattr *opt;
+
+	mnl_attr_put_strz(nlh, TCA_KIND, "fq");
+	opt = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put_u32(nlh, TCA_FQ_PLIMIT, n->limit);
+	mnl_attr_put_u32(nlh, TCA_FQ_FLOW_PLIMIT, n->flow_limit);
+	mnl_attr_put_u32(nlh, TCA_FQ_HORIZON, n->horizon_us);
+	mnl_attr_nest_end(nlh, opt);
+	return nl_talk(nlh, NULL, NULL);
+}
+
+int fq_check(__u32 ifindex, const char *dev, const struct afcd_config *c, bool install,
+	     bool *installed)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE], cmd[192];
+	static struct fq_scan s;
+	const char *root_kind;
+	int err, v;
+
+	*installed = false;
+	memset(&s, 0, sizeof(s));
+	s.ifindex = ifindex;
+	s.need = fq_requirements(c);
+	err = nl_talk(tc_request(buf, RTM_GETQDISC, NLM_F_DUMP, ifindex, 0), qdisc_cb, &s);
+	if (err) {
+		pr_warn("cannot read the qdiscs of %s: %s", dev, strerror(-err));
+		return -1;
+	}
+	v = fq_verdict(&s, &root_kind);
+	if (v == 1)
+		return 0;
+	snprintf(cmd, sizeof(cmd), "tc qdisc replace dev %s root fq limit %u flow_limit %u "
+		 "horizon %ums", dev, s.need.limit, s.need.flow_limit, s.need.horizon_us / 1000);
+	if (!install) {
+		if (v == 0)
+			pr_warn("sch_fq on %s would drop before afcd does (limit, flow_limit or "
+				"horizon too small); run: %s   (or pass --install-fq)", dev, cmd);
+		else
+			pr_warn("the root qdisc of %s is '%s', not fq: skb->tstamp would not be "
+				"enforced; run: %s   (or pass --install-fq)", dev, root_kind, cmd);
+		return -1;
+	}
+	err = fq_install(ifindex, &s.need);
+	if (err == -ENOENT)
+		pr_warn("this kernel has no sch_fq (CONFIG_NET_SCH_FQ): the EDT timestamps cannot "
+			"be enforced here; use a kernel with sch_fq");
+	else if (err)
+		pr_warn("installing fq failed (%s): %s", cmd, strerror(-err));
+	if (err)
+		return -1;
+	*installed = true;
+	return 0;
+}
+
+int fq_remove(__u32 ifindex)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+
+	return nl_talk(tc_request(buf, RTM_DELQDISC, NLM_F_ACK, ifindex, TC_H_ROOT), NULL, NULL);
+}
