@@ -70,91 +70,6 @@ int param_index(const char *name)
 	return -1;
 }
 
-/* number with optional fraction followed by a suffix; returns 0 on success */
-static int parse_scaled(const char *s, double *num, const char **suffix)
-{
-	char *end;
-
-	errno = 0;
-	*num = strtod(s, &end);
-	/* !(x >= 0) refuses NaN too; strtod also reads "inf" */
-	if (errno || end == s || !(*num >= 0) || *num > 1.8e19)
-		return -1;
-	*suffix = end;
-	return 0;
-}
-
-int parse_time_ns(const char *s, __u64 *out)
-{
-	const char *u;
-	double v, mul;
-
-	if (parse_scaled(s, &v, &u))
-		return -1;
-	if (!*u)
-		mul = v == 0 ? 1 : -1;
-	else if (!strcasecmp(u, "ns"))
-		mul = 1;
-	else if (!strcasecmp(u, "us") || !strcasecmp(u, "usec"))
-		mul = 1e3;
-	else if (!strcasecmp(u, "ms") || !strcasecmp(u, "msec"))
-		mul = 1e6;
-	else if (!strcasecmp(u, "s") || !strcasecmp(u, "sec"))
-		mul = 1e9;
-	else
-		return -1;
-	if (mul < 0 || v * mul > 1.8e19)
-		return -1;
-	*out = (__u64)(v * mul + 0.5);
-	return 0;
-}
-
-int parse_rate_bps(const char *s, __u64 *out)
-{
-	const char *u;
-	double v, mul;
-
-	if (parse_scaled(s, &v, &u))
-		return -1;
-	if (!*u || !strcasecmp(u, "bit") || !strcasecmp(u, "bps"))
-		mul = 1;
-	else if (!strcasecmp(u, "k") || !strcasecmp(u, "kbit"))
-		mul = 1e3;
-	else if (!strcasecmp(u, "m") || !strcasecmp(u, "mbit"))
-		mul = 1e6;
-	else if (!strcasecmp(u, "g") || !strcasecmp(u, "gbit"))
-		mul = 1e9;
-	else if (!strcasecmp(u, "t") || !strcasecmp(u, "tbit"))
-		mul = 1e12;
-	else
-		return -1;
-	if (v * mul > 1.8e19)
-		return -1;
-	*out = (__u64)(v * mul + 0.5);
-	return 0;
-}
-
-int parse_bytes(const char *s, __u64 *out)
-{
-	const char *u;
-	double v, mul;
-
-	if (parse_scaled(s, &v, &u))
-		return -1;
-	if (!*u || !strcasecmp(u, "b"))
-		mul = 1;
-	else if (!strcasecmp(u, "k") || !strcasecmp(u, "kb"))
-		mul = 1024;
-	else if (!strcasecmp(u, "m") || !strcasecmp(u, "mb"))
-		mul = 1024 * 1024;
-	else
-		return -1;
-	if (v * mul > 1.8e19)
-		return -1;
-	*out = (__u64)(v * mul + 0.5);
-	return 0;
-}
-
 /* Set one parameter from text. Returns 0, or -1 with a message in err. */
 int param_set(struct params *p, const char *name, const char *val,
 			    char *err, size_t errlen)
@@ -226,7 +141,7 @@ int param_set(struct params *p, const char *name, const char *val,
 		const char *u;
 		double x;
 
-		if (parse_scaled(val, &x, &u) || *u || x <= 0 || x > 1000) {
+		if (parse_number(val, &x, &u) || *u || x <= 0 || x > 1000) {
 			snprintf(err, errlen, "%s: '%s' is not a number in (0, 1000]", d->name, val);
 			return -1;
 		}
@@ -409,63 +324,6 @@ int params_validate(const struct params *p, char *err, size_t errlen)
 		BAD("mtu: must be in [68, 65536]");
 #undef BAD
 	return 0;
-}
-
-/* Read "name value" or "name = value" lines; '#' starts a comment. A line
- * longer than PARAMS_LINE_MAX, one with a NUL byte, or one with text after
- * the value is an error naming the file and line: nothing is half-read. */
-int params_load_file(struct params *p, const char *path, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL, sub[200];
-	size_t cap = 0;
-	ssize_t n;
-	int lineno = 0, rc = 0;
-
-	if (!f) {
-		snprintf(err, errlen, "config file %s: %s", path, strerror(errno));
-		return -1;
-	}
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		char *s = line, *name, *val, *extra, *hash;
-
-		lineno++;
-		if ((size_t)n != strlen(line)) {
-			snprintf(err, errlen, "%s:%d: the line has a NUL byte", path, lineno);
-			rc = -1;
-			break;
-		}
-		if (n > PARAMS_LINE_MAX) {
-			snprintf(err, errlen, "%s:%d: the line is longer than %d characters", path,
-				 lineno, PARAMS_LINE_MAX);
-			rc = -1;
-			break;
-		}
-		hash = strchr(line, '#');
-		if (hash)
-			*hash = 0;
-		while (isspace((unsigned char)*s))
-			s++;
-		if (!*s)
-			continue;
-		name = strtok(s, " \t=\r\n");
-		val = strtok(NULL, " \t=\r\n");
-		extra = strtok(NULL, " \t\r\n");
-		if (extra) {
-			snprintf(err, errlen, "%s:%d: '%s' after the value of %s", path, lineno,
-				 extra, name);
-			rc = -1;
-			break;
-		}
-		if (param_set(p, name, val, sub, sizeof(sub))) {
-			snprintf(err, errlen, "%s:%d: %s", path, lineno, sub);
-			rc = -1;
-			break;
-		}
-	}
-	free(line);
-	fclose(f);
-	return rc;
 }
 
 struct params params_from_config(const struct afcd_config *c)

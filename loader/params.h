@@ -16,6 +16,7 @@
 #include <linux/types.h>
 
 #include "afcd_maps.h"
+#include "units.h"
 
 enum param_kind { P_ALGO, P_TIME, P_RATE, P_BYTES, P_U32, P_FLAG, P_CODEL_STATE, P_MILLI,
 		  P_ISOLATE };
@@ -44,11 +45,6 @@ extern const struct param_def params_table[PARAMS_N];
 /* algo names, index enum afcd_algo (from AFCD_ALGOS in maps/afcd_maps.h). */
 extern const char *const algo_names[AFCD_ALGO__MAX];
 
-/* Parse a time ("5ms", "1.5s", a bare 0), a rate ("10mbit", "1g") or a
- * byte count ("64k"): 0, or -1 (malformed, negative, NaN, overflow). */
-int parse_time_ns(const char *s, __u64 *out);
-int parse_rate_bps(const char *s, __u64 *out);
-int parse_bytes(const char *s, __u64 *out);
 
 /* isolate: the name of the key the fair share is computed on. */
 const char *isolate_name(__u32 flags);
