@@ -7,14 +7,11 @@ same rate. Buffers are given as a fraction of the BDP (rate x base RTT):
 a time horizon for ours, a packet or byte limit for the kernel's.
 """
 import json
-import os
 import subprocess
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import nslib  # noqa: E402
-from nslib import in_ns  # noqa: E402
+from . import netns as nslib
+from .netns import in_ns
 
 OURS = ["droptail", "codel", "afd", "afcd", "fall"]
 KERNEL = ["pfifo", "kcodel", "fq_codel", "pie", "red", "sfb"]

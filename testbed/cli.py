@@ -1,6 +1,5 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-"""afcd-testbed - run the seeds' experiments in network namespaces.
+"""afcd-testbed (testbed.cli) - run the seeds' experiments in network namespaces.
 
   afcd-testbed list
   afcd-testbed check                          can this kernel run them, or is a VM needed?
@@ -14,7 +13,7 @@
 
 Every run records the guest's CPU, the loader's CPU, timer lateness and
 whether each sender reached its configured rate, and is marked invalid
-when the machine, not the scheme, was measured (tests/testbed/validity.py).
+when the machine, not the scheme, was measured (testbed/validity.py).
 --rate auto first calibrates: the heaviest workload asked for (the most UDP
 relative to the rate) under AFCD at decreasing rates until a run is valid
 with the guest at most 75 % busy. --repeat K gives mean and standard
@@ -38,11 +37,10 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "testbed"))
+from . import netns as nslib
 
-import nslib  # noqa: E402
+ROOT = nslib.ROOT
+TOOL = os.path.join(ROOT, "tools", "afcd-testbed")   # what the VM runs again
 
 VM_MODULES = ["sch_fq", "sch_netem", "sch_htb", "sch_tbf", "sch_codel", "sch_fq_codel",
               "sch_pie", "sch_red", "sch_sfb", "sch_ingress", "cls_bpf", "veth",
@@ -107,7 +105,7 @@ def vm_exec(argv, rwdirs, timeout_s):
     inner = ("set -e; mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf; "
              "for m in %s; do modprobe -q $m 2>/dev/null || true; done; "
              "cd %s; export MPLCONFIGDIR=/tmp; AFCD_IN_VM=1 /usr/bin/python3 %s %s --vm never" %
-             (" ".join(VM_MODULES), ROOT, os.path.abspath(__file__),
+             (" ".join(VM_MODULES), ROOT, TOOL,
               " ".join("'%s'" % a.replace("'", "'\\''") for a in argv)))
     cmd = [vng, "-r", kernel, "--cpus", "2", "--memory", "2G",
            "--append", "tsc=reliable clocksource=tsc"]
@@ -146,7 +144,7 @@ def need_vm(args):
 def run_params(args, name):
     """rtt/duration/warmup of a scenario: the command line, else the
     scenario's own defaults, else the global ones."""
-    import scenario
+    from . import scenario
     d = dict(GLOBAL_DEFAULTS, **scenario.defaults(name))
     return {"rtt_ms": args.rtt if args.rtt is not None else d["rtt_ms"],
             "duration_s": args.duration if args.duration is not None else d["duration_s"],
@@ -168,8 +166,7 @@ def previous(out_dir, name, scheme, repeat, rate):
 
 
 def run_many(runs, args, out_dir, rate):
-    import scenario
-    import validity
+    from . import scenario, validity
     results = []
     total = len(runs) * args.repeat
     i = 0
@@ -208,7 +205,7 @@ def run_many(runs, args, out_dir, rate):
 def heaviest(names):
     """The scenario with the most UDP load relative to the rate (the one
     that needs the most of the machine), cubic-udp if none has UDP."""
-    import scenario
+    from . import scenario
     load = {n: sum(f.rate_mbit for f in scenario._flows(scenario.SCENARIOS[n][2], 1.0)
                    if f.proto == "udp") for n in names}
     best = max(load, key=lambda n: load[n]) if load else CAL_SCENARIO
@@ -219,7 +216,7 @@ def calibrate(out_dir, workload=CAL_SCENARIO):
     """The highest bottleneck rate (Mbit/s) at which this machine runs the
     workload validly, with CAL_BUSY_MAX of margin on the guest's CPU;
     writes out_dir/calibration.json."""
-    import scenario
+    from . import scenario
     probes, best = [], None
     for rate in CAL_RATES:
         say("calibrate: %s under %s at %g Mbit/s ..." % (workload, CAL_SCHEME, rate))
@@ -368,7 +365,7 @@ def targets(agg):
 
 
 def make_plots(results, out_dir):
-    import plots
+    from . import plots
     paths = []
     for name in sorted({r["scenario"] for r in results}):
         rs = [r for r in results if r["scenario"] == name]
@@ -438,7 +435,7 @@ def main():
         args.vm_timeout = 7200 if args.cmd == "demo" else 1800
 
     if args.cmd == "list":
-        import scenario
+        from . import scenario
         for k, (kind, desc, _, _) in scenario.SCENARIOS.items():
             say("%-18s %-9s %s" % (k, kind, desc))
         return 0
@@ -488,7 +485,9 @@ def main():
     os.makedirs(out, exist_ok=True)
     nslib.ensure_bpffs()
     if runs is None:
-        return subprocess.run(["/usr/bin/python3", os.path.abspath(args.scenario), out]).returncode
+        env = dict(os.environ, PYTHONPATH=ROOT)   # the script imports testbed.*
+        return subprocess.run(["/usr/bin/python3", os.path.abspath(args.scenario), out],
+                              env=env).returncode
     t0 = time.time()
     if args.cmd == "calibrate":
         calibrate(out, args.scenario or CAL_SCENARIO)

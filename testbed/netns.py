@@ -13,13 +13,14 @@ import shutil
 import subprocess
 import time
 
+from . import abi
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("AFCD_BUILD", os.path.join(ROOT, "build"))
 AFCD = os.path.join(BUILD, "afcd")
 BPF_OBJ = os.path.join(BUILD, "afcd.bpf.o")
 PIN_DIR = "/sys/fs/bpf/tc/globals"
-PIN_NAMES = ["afcd_cfg", "afcd_est", "afcd_queue", "afcd_flows", "afcd_sb_ring",
-             "afcd_sb_count", "afcd_global", "afcd_scan", "afcd_timer", "afcd_sb_hist"]
+PIN_NAMES = abi.PIN_NAMES
 
 
 def sh(cmd, check=True, timeout=60, **kw):

@@ -9,16 +9,12 @@ the program (afcd stats -j) and of the qdiscs (tc -s -j qdisc).
 """
 import json
 import os
-import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bottleneck  # noqa: E402
-import topo as topo_mod  # noqa: E402
-import validity  # noqa: E402
-import workload  # noqa: E402
-from workload import Flow  # noqa: E402
+from . import bottleneck, validity, workload
+from . import topo as topo_mod
+from .workload import Flow
 
 
 def _flows(spec, rate_mbit):

@@ -17,12 +17,9 @@ Addresses: sender i 198.18.i.1/24 (its gateway .254), receiver side
 198.19.0.2/24 (router 198.19.0.1). Offloads (TSO/GSO/GRO) are off on
 every veth so the bottleneck sees wire-size packets.
 """
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import nslib  # noqa: E402
-from nslib import in_ns  # noqa: E402
+from . import netns as nslib
+from .netns import in_ns
 
 RECEIVER_ADDR = "198.19.0.2"
 BOTTLENECK_DEV = "rd0"

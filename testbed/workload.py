@@ -8,17 +8,14 @@ under load: ping from the first sender at 100 Hz. Goodput is what each
 iperf3 server received, per interval and in total.
 """
 import json
-import os
 import re
 import subprocess
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import nslib  # noqa: E402
-from nslib import in_ns, ns_cmd  # noqa: E402
+from . import netns as nslib
+from .netns import in_ns, ns_cmd
 
-from topo import RECEIVER_ADDR  # noqa: E402
+from .topo import RECEIVER_ADDR
 
 
 class Flow:

@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import nslib  # noqa: E402
+from testbed import netns as nslib
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-import nslib
-from nslib import afcd, afcd_stats, in_ns, start_loader, stop, tc_state
+from testbed import netns as nslib
+from testbed.netns import afcd, afcd_stats, in_ns, start_loader, stop, tc_state
 
 RATE = "100mbit"
 

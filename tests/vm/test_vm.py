@@ -21,8 +21,8 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TESTBED = os.path.join(ROOT, "tools", "afcd-testbed")
 RATE, RTT, TARGET = 40.0, 20.0, 5.0
-sys.path.insert(0, os.path.join(ROOT, "tests", "testbed"))
-from validity import sender_failed  # noqa: E402
+
+from testbed.validity import sender_failed
 
 RUNS = ["cubic-reno:droptail", "cubic-reno:afcd", "cubic-reno:fall",
         "cubic-udp:pfifo", "cubic-udp:afcd", "cubic-udp:fall"]

@@ -13,15 +13,10 @@ import subprocess
 import sys
 import threading
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "testbed"))
+from testbed import bottleneck, topo, workload
+from testbed import netns as nslib
 
-import bottleneck  # noqa: E402
-import nslib  # noqa: E402
-import topo  # noqa: E402
-import workload  # noqa: E402
+ROOT = nslib.ROOT
 
 
 def main():

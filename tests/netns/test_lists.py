@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""The lists of maps/afcd_maps.h (pins, algos, counters) drive every output:
+what `afcd stats -j`, /metrics, `afcd params` and the pins on bpffs show
+must be exactly those lists, as testbed.abi reads them from the header."""
+import os
+
+from testbed import abi
+from testbed import netns as nslib
+from testbed.netns import afcd, afcd_stats, in_ns, start_loader, stop
+
+
+def test_abi_lists_parsed():
+    """Expected result: the header's lists parse to what the ABI has always
+    had (a parse error would silently empty every generated output)."""
+    assert [n for _, n in abi.PINS][:3] == ["afcd_cfg", "afcd_est", "afcd_queue"]
+    assert len(abi.PINS) == 10 and len(set(abi.PIN_NAMES)) == 10
+    assert abi.ALGOS == ["droptail", "codel", "afd", "afcd", "fall"]
+    assert [k for k, _, _, _ in abi.STATS][:2] == ["passed", "passed_bytes"]
+    assert all(h for _, _, _, h in abi.STATS + abi.ASTATS + abi.GSTATS)
+
+
+def test_outputs_follow_the_lists(pair):
+    """Expected result: stats -j has one key per counter of each list (queue:
+    AFCD_STATS + AFCD_ASTATS, global: AFCD_GSTATS, in order); /metrics has
+    one family per distinct family of those lists; the pins are the pin
+    list; `afcd params` offers the algo list."""
+    a, _ = pair
+    p = start_loader(a, "v0", "rate", "10mbit", "--skip-fq-check", "--prometheus", "9111")
+    try:
+        in_ns(a, ["ip", "link", "set", "lo", "up"])
+        s = afcd_stats(a, "v0", flows=False, dt=0)
+        qkeys = [k for k in s["queue"]]
+        want = [k for k, _, _, _ in abi.STATS + abi.ASTATS]
+        assert qkeys[:len(want)] == want
+        assert list(s["global"]) == [k for k, _, _, _ in abi.GSTATS]
+        assert s["config"]["algo"] in abi.ALGOS
+        assert sorted(os.listdir(nslib.PIN_DIR)) == sorted(abi.PIN_NAMES)
+        body = in_ns(a, ["python3", "-c", "import urllib.request as u; print(u.urlopen("
+                     "'http://127.0.0.1:9111/metrics', timeout=5).read().decode())"]).stdout
+        fams = {line.split()[2][len("afcd_"):] for line in body.splitlines()
+                if line.startswith("# TYPE")}
+        want_fams = {f for _, f, _, _ in abi.STATS + abi.ASTATS if f}
+        assert want_fams <= fams, want_fams - fams
+        for _, fam, label, _ in abi.STATS + abi.ASTATS:
+            if fam:
+                assert ('afcd_%s{dev="v0"%s' % (fam, "," + label if label else "")) in body
+        params = afcd(a, "params").stdout
+        assert "|".join(abi.ALGOS) in params
+    finally:
+        assert stop(p) == 0
+
+
+def test_foreign_pin_refused(pair):
+    """Expected result: a pin replaced by a map of another shape (another
+    version's afcd_est: value 8 bytes) is refused by name, with the shape it
+    has and the one expected; nothing is read from or written to it."""
+    a, _ = pair
+    p = start_loader(a, "v0", "rate", "10mbit", "--skip-fq-check", "--keep")
+    assert stop(p) == 0
+    path = os.path.join(nslib.PIN_DIR, "afcd_est")
+    os.unlink(path)
+    nslib.sh(["bpftool", "map", "create", path, "type", "array", "key", "4", "value", "8",
+              "entries", "4", "name", "afcd_est"])
+    for args in (["stats", "v0"], ["set", "v0", "rate", "5mbit"]):
+        r = afcd(a, *args, check=False)
+        assert r.returncode == 1, (args, r.stdout, r.stderr)
+        assert "afcd_est is not a map of this afcd" in r.stderr, r.stderr
+        assert "value 8 bytes" in r.stderr
+    os.unlink(path)     # the fixture's detach then cleans up the rest
