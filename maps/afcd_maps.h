@@ -434,7 +434,7 @@ struct afcd_queue {
 	__u64 sojourn_sum_ns;    /* sum of the predicted sojourn of admitted packets
 				  * (with stats[AFCD_S_PASSED]: the refresh step's mean queue) */
 	__u64 mice_vt_ns;        /* policer clock of the mice aggregate (AFCD_F_POLICE) */
-	__u64 stats[AFCD_S__MAX];   /* enum afcd_stat, under the lock */
+	__u64 stats[AFCD_S__MAX];   /* enum afcd_stat, atomic */
 	__u64 astats[AFCD_A__MAX];  /* enum afcd_astat, atomic */
 };
 _Static_assert(sizeof(struct afcd_queue) == 96 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX,
@@ -458,8 +458,10 @@ _Static_assert(sizeof(struct afcd_flow_key) == 44, "afcd_flow_key ABI");
 
 /* ---- Per-flow state: map afcd_flows -------------------------------------
  * BPF_MAP_TYPE_LRU_HASH, key struct afcd_flow_key, value struct afcd_flow,
- * AFCD_FLOWS_MAX entries. Fields are written under the interface's queue
- * lock except m_i (atomic). Evictions = AFCD_A_FLOW_NEW - live entries
+ * AFCD_FLOWS_MAX entries. No lock (ABI 5): counters and m_i are updated
+ * with atomics; the CoDel and policer fields by plain writes of the CPU
+ * that handles the flow's packet (two CPUs sending one flow at once may
+ * lose an update: README, Known limits). Evictions = AFCD_A_FLOW_NEW - live entries
  * - entries deleted by the loader's garbage collection.
  */
 struct afcd_flow {
