@@ -69,9 +69,12 @@ $(OUT)/test_law: tests/unit/test_law.c tests/unit/pkt.h tests/unit/check.h $(HDR
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -Wno-unknown-pragmas $(INCLUDES) -Itests/unit $< -o $@ -lm
 
-$(OUT)/test_datapath: tests/unit/test_datapath.c tests/unit/pkt.h $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(HDRS) | $(OUT)
+# the BPF_PROG_TEST_RUN tests: one runner, a file per concern (tests/bpf)
+$(OUT)/test_datapath: tests/bpf/*.c tests/bpf/*.h tests/unit/pkt.h tests/unit/check.h \
+		      $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(HDRS) | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Wno-unknown-pragmas $(INCLUDES) -Itests/unit $< -o $@ $(LIBS) -lm
+	$(Q)$(CC) $(CFLAGS) -Wno-unknown-pragmas $(INCLUDES) -Itests/unit -Itests/bpf tests/bpf/*.c \
+		-o $@ $(LIBS) -lpthread -lm
 
 $(OUT)/afcd-bench: tools/afcd-bench.c tests/unit/pkt.h $(OUT)/afcd.skel.h $(OUT)/bench.skel.h $(HDRS) | $(OUT)
 	$(call msg,CC,$@)

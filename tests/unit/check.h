@@ -7,8 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static int check_failed_in_test;
-static int tests_passed, tests_failed;
+/* weak: one copy shared by every file of a runner built from several */
+__attribute__((weak)) int check_failed_in_test;
+__attribute__((weak)) int tests_passed, tests_failed;
 
 #define CHECK(cond, ...) do {						\
 	if (!(cond)) {							\

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* Malformed input, per-interface isolation, the flow-table bound (BPF_PROG_TEST_RUN; see harness.h). */
+#include "harness.h"
+
+/* ---- Malformed input ------------------------------------------------------ */
+
+static void test_malformed_pass_and_counted(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	__u8 buf[PKT_MAX];
+	struct pkt_spec s;
+	struct out o;
+	int len, n_ok = 0;
+	const __u8 frag6[8] = { 17, 0, 0x00, 0x09, 0, 0, 0, 7 };
+	__u8 chain[16 * 8];
+
+	SETUP();
+	c.sample_bytes = 1;
+	set_cfg(1, &c);
+	set_now(1000 * MS);
+
+	/* (the kernel's test_run refuses IPv4 frames shorter than 34 bytes;
+	 * the host parser tests cover every truncation) */
+	/* VLAN-tagged IPv4 cut inside the IP header */
+	s = pkt_tcp4(1, 60);
+	s.vlans = 1;
+	len = pkt_build(buf, &s);
+	n_ok += run_if(buf, 24, 1, &o) == TC_ACT_OK;
+	/* IHL 15: options run past a 40-byte frame */
+	s = pkt_tcp4(1, 60);
+	len = pkt_build(buf, &s);
+	buf[14] = 0x4f;
+	n_ok += run_if(buf, 40, 1, &o) == TC_ACT_OK;
+	buf[14] = 0x45;
+	/* IPv4 complete, TCP ports cut */
+	n_ok += run_if(buf, 36, 1, &o) == TC_ACT_OK;
+	/* bad IHL and bad version */
+	buf[14] = 0x43;
+	n_ok += run_if(buf, len, 1, &o) == TC_ACT_OK;
+	CHECK_EQ(o.data[14], 0x43);               /* passed unharmed */
+	buf[14] = 0x75;
+	n_ok += run_if(buf, len, 1, &o) == TC_ACT_OK;
+	/* IPv6 with a chain of 16 extension headers: one more than the
+	 * kernel's flow dissector follows (15, which the parser follows too) */
+	s = pkt_tcp6(2, 200);
+	memset(chain, 0, sizeof(chain));
+	for (int i = 0; i < 16; i++)
+		chain[8 * i] = i == 15 ? 6 : 60;
+	s.v6_ext = chain;
+	s.v6_ext_len = sizeof(chain);
+	s.v6_first_nh = 60;
+	len = pkt_build(buf, &s);
+	n_ok += run_if(buf, len, 1, &o) == TC_ACT_OK;
+	/* and of 15: a TCP flow with its ports */
+	s.v6_ext_len = 15 * 8;
+	chain[8 * 14] = 6;
+	len = pkt_build(buf, &s);
+	n_ok += run_if(buf, len, 1, &o) == TC_ACT_OK;
+	/* truncated VLAN tag */
+	s = pkt_tcp4(3, 60);
+	s.vlans = 1;
+	len = pkt_build(buf, &s);
+	n_ok += run_if(buf, 16, 1, &o) == TC_ACT_OK;
+	/* fragments: IPv4 later fragment, IPv6 fragment header (offset 1) */
+	s = pkt_tcp4(4, 100);
+	s.frag_off = 0x0020;
+	n_ok += run(&s, &o) == TC_ACT_OK;
+	s = pkt_tcp6(5, 100);
+	s.v6_ext = frag6;
+	s.v6_ext_len = sizeof(frag6);
+	s.v6_first_nh = 44;
+	n_ok += run(&s, &o) == TC_ACT_OK;
+	CHECK_EQ(n_ok, 10);
+	{
+		struct afcd_queue q = get_queue(1);
+
+		CHECK_EQ(q.stats[AFCD_S_PARSE_ERR], 6);  /* VLAN cut, options, ports, IHL, version, chain */
+		CHECK_EQ(q.stats[AFCD_S_NON_IP], 1);     /* the truncated VLAN frame */
+		CHECK_EQ(q.stats[AFCD_S_FRAGMENT], 2);
+		CHECK_EQ(q.stats[AFCD_S_PASSED], 10);
+		CHECK_EQ(q.stats[AFCD_S_AQM_DROP] + q.stats[AFCD_S_OVERLIMIT_DROP], 0);
+	}
+	/* only the two fragment flows and the 15-header one got state:
+	 * malformed frames made none */
+	CHECK_EQ(map_count(skel->maps.afcd_flows), 3);
+	CHECK_EQ(map_count(skel->maps.afcd_sb_count), 3);
+	{
+		struct afcd_flow f;
+
+		s.v6_ext_len = 15 * 8;
+		CHECK(!get_flow(&s, 1, &f), "15-header flow keyed by its ports");
+	}
+	unload();
+}
+
+/* ---- Per-interface state ------------------------------------------------- */
+
+static void test_interfaces_do_not_share_state(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct pkt_spec s = pkt_tcp4(1000, 1514);
+	__u8 buf[PKT_MAX];
+	struct out o;
+	int len = pkt_build(buf, &s), i;
+
+	if (!veth_ifindex) {
+		CHECK(0, "no veth");
+		return;
+	}
+	SETUP();
+	c.sample_bytes = 1;
+	c.sb_size = 10;
+	set_cfg(1, &c);
+	set_cfg(veth_ifindex, &c);
+	set_now(1000 * MS);
+	for (i = 0; i < 10; i++)
+		run_if(buf, len, 1, &o);              /* 10 packets queued on lo */
+	CHECK_EQ(o.tstamp, 1000 * MS + 10 * 121120);
+	CHECK_EQ(run_if(buf, len, veth_ifindex, &o), TC_ACT_OK);
+	CHECK_EQ(o.tstamp, 1000 * MS + 121120);   /* its own, empty queue */
+	CHECK_EQ(queues_in_use(), 2);
+	CHECK_EQ(map_count(skel->maps.afcd_flows), 2); /* same 5-tuple, two flows */
+	{
+		struct afcd_flow f1, f2;
+
+		get_flow(&s, 1, &f1);
+		get_flow(&s, veth_ifindex, &f2);
+		CHECK_EQ(f1.m_i, 10);
+		CHECK_EQ(f2.m_i, 1);
+		CHECK_EQ(get_queue(1).n_active, 1);
+		CHECK_EQ(get_queue(veth_ifindex).n_active, 1);
+	}
+	unload();
+}
+
+/* ---- Flow-table bound ---------------------------------------------------- */
+
+static void test_flow_flood_bounded(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	const __u32 nflows = 1000000;
+	__u8 buf[PKT_MAX];
+	struct pkt_spec s = pkt_tcp4(0, 64);
+	__u64 now = 1000 * MS;
+	__u32 i, live, counts;
+	int len;
+
+	SETUP();
+	c.rate_bps = AFCD_RATE_MAX_BPS;
+	c.sample_bytes = 640;        /* ~1 in 10 packets sampled */
+	c.sb_size = 2000;
+	set_cfg(1, &c);
+	len = pkt_build(buf, &s);
+	for (i = 0; i < nflows; i++) {
+		__u32 src = htonl(0xC6120000u | (i >> 16));
+		__u16 sport = htons((__u16)i);
+
+		memcpy(buf + 26, &src, 4);       /* distinct (saddr, sport) */
+		memcpy(buf + 34, &sport, 2);
+		set_now(now += 1000);
+		if (run_if(buf, len, 1, NULL) != TC_ACT_OK)
+			break;
+	}
+	CHECK_EQ(i, nflows);
+	live = map_count(skel->maps.afcd_flows);
+	counts = map_count(skel->maps.afcd_sb_count);
+	{
+		struct afcd_queue q = get_queue(1);
+		__u64 evicted = q.astats[AFCD_A_FLOW_NEW] - live;
+
+		printf("    flood: %u flows offered, %u live (bound %u), %llu evicted, "
+		       "%llu sampled, N = %d\n", nflows, live, AFCD_FLOWS_MAX,
+		       (unsigned long long)evicted,
+		       (unsigned long long)q.astats[AFCD_A_SAMPLED], q.n_active);
+		CHECK(live <= AFCD_FLOWS_MAX && live > AFCD_FLOWS_MAX / 2, "live %u", live);
+		CHECK_EQ(q.astats[AFCD_A_FLOW_NEW], nflows);
+		CHECK(evicted >= nflows - AFCD_FLOWS_MAX, "evicted %llu", (unsigned long long)evicted);
+		CHECK_EQ(q.stats[AFCD_S_PASSED], nflows);
+		/* N is exact: one count entry per flow holding samples */
+		CHECK_EQ((__u32)q.n_active, counts);
+		CHECK(counts <= c.sb_size, "counts %u", counts);
+		CHECK(q.astats[AFCD_A_SAMPLED] > nflows / 20, "sampled");
+		CHECK_EQ(q.astats[AFCD_A_SB_FAIL], 0);
+	}
+	unload();
+}
+
+const struct test_case state_tests[] = {
+	TC(test_malformed_pass_and_counted),
+	TC(test_interfaces_do_not_share_state),
+	TC(test_flow_flood_bounded),
+	{ NULL },
+};
