@@ -35,29 +35,31 @@ static void fmt_time(char *b, size_t n, double ns)
 		snprintf(b, n, "%.0fns", ns);
 }
 
+/* An address of a flow key: dotted IPv4 for v4-mapped, else IPv6. */
+static bool addr_str(char *b, size_t n, const __u32 a[4])
+{
+	bool v4 = !a[0] && !a[1] && a[2] == htonl(0xffff);
+
+	inet_ntop(v4 ? AF_INET : AF_INET6, v4 ? &a[3] : a, b, (socklen_t)n);
+	return v4;
+}
+
 static void fmt_key(char *b, size_t n, const struct afcd_flow_key *k)
 {
 	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
 	const char *proto = k->proto == 6 ? "tcp" : k->proto == 17 ? "udp" :
 			    k->proto == 1 ? "icmp" : k->proto == 58 ? "icmp6" : "ip";
-	bool v4 = !k->saddr[0] && !k->saddr[1] && k->saddr[2] == htonl(0xffff);
+	bool v4 = addr_str(s, sizeof(s), k->saddr);
 
-	if (v4) {
-		inet_ntop(AF_INET, &k->saddr[3], s, sizeof(s));
-		inet_ntop(AF_INET, &k->daddr[3], d, sizeof(d));
-		snprintf(b, n, "%s %s:%u > %s:%u", proto, s, ntohs(k->sport), d, ntohs(k->dport));
-	} else {
-		inet_ntop(AF_INET6, k->saddr, s, sizeof(s));
-		inet_ntop(AF_INET6, k->daddr, d, sizeof(d));
-		snprintf(b, n, "%s [%s]:%u > [%s]:%u", proto, s, ntohs(k->sport), d, ntohs(k->dport));
-	}
+	addr_str(d, sizeof(d), k->daddr);
+	snprintf(b, n, v4 ? "%s %s:%u > %s:%u" : "%s [%s]:%u > [%s]:%u", proto, s,
+		 ntohs(k->sport), d, ntohs(k->dport));
 	if (k->proto != 6 && k->proto != 17 && k->proto != 1 && k->proto != 58) {
 		size_t l = strlen(b);
 
 		snprintf(b + l, n - l, " proto %u", k->proto);
 	}
 }
-
 
 /* The counters of one list as "key": value members of o. */
 static void json_counters(struct json_object *o, const char *const *keys, const __u64 *v,
@@ -82,14 +84,6 @@ static void text_counters(const char *const *keys, const __u64 *v, unsigned n)
 
 	for (i = 0; i < n; i++)
 		printf("%s%s %llu", i % 6 ? "  " : "\n ", keys[i], (unsigned long long)v[i]);
-}
-
-static void addr_str(char *b, size_t n, const __u32 a[4])
-{
-	if (!a[0] && !a[1] && a[2] == htonl(0xffff))
-		inet_ntop(AF_INET, &a[3], b, (socklen_t)n);
-	else
-		inet_ntop(AF_INET6, a, b, (socklen_t)n);
 }
 
 static struct json_object *json_flow(const struct flow_row *r)
