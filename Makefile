@@ -24,7 +24,7 @@ else
   msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-CFLAGS    ?= -O2 -g -Wall -Wextra -Wno-unused-parameter
+CFLAGS    ?= -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Wno-unused-function
 INCLUDES  := -I$(OUT) -Imaps -Ibpf
 LIBS      := -lbpf -lelf -lz

@@ -2,7 +2,8 @@
 /*
  * afcd attach DEV rate R [param value]... [options]: check everything
  * that can be checked without changing anything, load (or adopt) the
- * program and its pins, write the config, attach to clsact egress, then
+ * program and its pins, write the config, attach to the egress hook
+ * (tcx where it can, clsact otherwise; --attach), then
  * run the refresh loop (scan.h) in the foreground until a signal,
  * --duration, or the interface is taken over or detached. On exit it
  * removes what it put there, unless --keep. See cmds.h.
@@ -29,7 +30,14 @@
 #include "tc.h"
 
 #define ROFF(f) offsetof(struct run_opts, f)
+/* in the order of enum refresh_mode and enum tc_hook */
+static const char *const refresh_names[] = { "auto", "kernel", "user", NULL };
+static const char *const hook_names[] = { "auto", "tcx", "clsact", NULL };
+
 const struct opt_def attach_opts[] = {
+	{ "attach", 0, OPT_CHOICE, ROFF(hook), "HOOK",
+	  "where to attach afcd_egress: tcx (Linux >= 6.6, a libbpf >= 1.3 build), clsact, "
+	  "or auto (tcx where it can, default)", hook_names },
 	{ "install-fq", 0, OPT_FLAG, ROFF(install_fq), NULL,
 	  "install a root fq sized for the program if missing" },
 	{ "skip-fq-check", 0, OPT_FLAG, ROFF(skip_fq_check), NULL,
@@ -45,9 +53,9 @@ const struct opt_def attach_opts[] = {
 	  "read parameters from FILE (the command line overrides it)" },
 	{ "duration", 0, OPT_TIME_S, ROFF(duration_s), "T", "stop (and clean up) after T" },
 	{ "gc-idle", 0, OPT_TIME, ROFF(gc_idle_ns), "T", "delete flow state idle for T (default 10s)" },
-	{ "refresh", 0, OPT_REFRESH, ROFF(refresh), "MODE",
+	{ "refresh", 0, OPT_CHOICE, ROFF(refresh), "MODE",
 	  "who runs the refresh step: kernel (a BPF timer, Linux >= 5.15), user (this "
-	  "process), auto (kernel if it can, default)" },
+	  "process), auto (kernel if it can, default)", refresh_names },
 	{ "quiet", 'q', OPT_FLAG, ROFF(quiet), NULL, "only errors" },
 	{ "verbose", 'v', OPT_VERBOSE, 0, NULL, "libbpf's messages too" },
 	{ NULL }
@@ -117,6 +125,19 @@ int cmd_attach(int argc, char **argv)
 			"--takeover to hand the interface to this one", dev, other);
 		return 1;
 	}
+	if (ro.hook != HOOK_CLSACT) {
+		char why[192];
+
+		if (tcx_available(ifindex, why, sizeof(why))) {
+			ro.hook = HOOK_TCX;
+		} else if (ro.hook == HOOK_TCX) {
+			pr_warn("--attach tcx: %s", why);
+			return 1;
+		} else {
+			ro.hook = HOOK_CLSACT;
+			pr_debug("--attach auto: clsact, since %s", why);
+		}
+	}
 	/* everything checked that can be checked without changing anything */
 	if (ro.skip_fq_check) {
 		if (!ro.quiet)
@@ -144,7 +165,7 @@ int cmd_attach(int argc, char **argv)
 	lock = pins_lock();
 	if (lock < 0)
 		goto out_fq;
-	if (tc_find_afcd_filter(ifindex, NULL) && !pins_open(&p, true)) {
+	if ((tc_find_afcd_filter(ifindex, NULL) || tcx_find_afcd(ifindex)) && !pins_open(&p, true)) {
 		adopted = true;   /* attached by hand or by a loader run with --keep */
 	} else {
 		skel = afcd_bpf__open_opts(&oo);
@@ -173,7 +194,9 @@ int cmd_attach(int argc, char **argv)
 	lock = -1;
 	if (werr)
 		goto out_pins;
-	if (!adopted && tc_attach(ifindex, dev, bpf_program__fd(skel->progs.afcd_egress)))
+	if (!adopted && (ro.hook == HOOK_TCX ?
+			 tcx_attach(ifindex, dev, bpf_program__fd(skel->progs.afcd_egress)) :
+			 tc_attach(ifindex, dev, bpf_program__fd(skel->progs.afcd_egress))))
 		goto out_detach;
 	/* adopt the previous loader's controller state and scan, if any */
 	if (bpf_map_lookup_elem(p.est, &fp.c.slot, &ls.e))
@@ -217,9 +240,9 @@ int cmd_attach(int argc, char **argv)
 				strerror(-err2));
 	}
 	if (!ro.quiet)
-		pr_info("%s %s on %s (slot %u), algo %s, refresh every %.3f ms by %s%s",
+		pr_info("%s %s on %s's %s egress (slot %u), algo %s, refresh every %.3f ms by %s%s",
 			adopted ? "adopted the program attached" : "attached", "afcd_egress",
-			dev, fp.c.slot, algo_names[fp.c.algo], fp.c.update_period_ns / 1e6,
+			dev, hook_name(ifindex), fp.c.slot, algo_names[fp.c.algo], fp.c.update_period_ns / 1e6,
 			ls.kernel ? "a BPF timer" : "this process", ro.keep ? ", --keep" : "");
 
 	rc = 0;

@@ -16,6 +16,7 @@ int detach_dev(const char *dev, __u32 ifindex, bool quiet)
 	int lock;
 
 	tc_detach_filters(ifindex, dev);
+	tcx_detach(ifindex, dev);
 	lock = have_pins ? pins_lock() : -1;
 	if (have_pins && !config_delete_locked(&p, ifindex, &c)) {
 		had_cfg = true;

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "pins.h"
 #include "render.h"
+#include "tc.h"
 #include "snapshot.h"
 #include "sys.h"
 
@@ -54,7 +55,7 @@ int cmd_stats(int argc, char **argv)
 	snapshot_read(&p, ifindex, &s1);
 	r1 = o.flows ? flows_read(&p, ifindex, &n1) : NULL;
 	flows_rate(r1, n1, r0, n0, (double)(s1.t_ns - s0.t_ns) / 1e9);
-	render_stats(dev, ifindex, &s0, &s1, r1, n1,
+	render_stats(dev, ifindex, hook_name(ifindex), &s0, &s1, r1, n1,
 		     o.flows ? n1 : count_iface_flows(&p, ifindex), &o);
 	free(r0);
 	free(r1);

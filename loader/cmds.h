@@ -23,6 +23,7 @@ struct run_opts {
 	double duration_s;      /* 0: until a signal */
 	__u64 gc_idle_ns;       /* default 10 s */
 	int refresh;            /* enum refresh_mode */
+	int hook;               /* enum tc_hook: --attach */
 };
 
 extern const struct opt_def attach_opts[], stats_opts_table[];
@@ -32,7 +33,8 @@ int cmd_set(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 
-/* Remove everything afcd put on DEV (the filter, the config and slot,
+/* Remove everything afcd put on DEV (the clsact filter or tcx link, the
+ * config and slot,
  * the fq it installed, clsact when nothing else uses it); unpin when no
  * interface is left. Prints "detached" unless quiet. */
 int detach_dev(const char *dev, __u32 ifindex, bool quiet);

@@ -3,7 +3,7 @@
  * afcd - attach, configure and watch the AFCD/FaLL tc-bpf datapath.
  *
  * The loader (docs/ALGORITHM.md sec. 1, 3, 5) attaches afcd_egress to
- * DEV's clsact egress with libbpf, checks that sch_fq is the root qdisc,
+ * DEV's tcx or clsact egress with libbpf, checks that sch_fq is the root qdisc,
  * claims a slot in the per-interface maps, writes the config and then
  * keeps m_fair (AFD controller, eq. 3.4-3.5), N and FaLL's global target
  * (eq. 4.5-4.6) fresh every update_period, with a heartbeat the datapath
@@ -18,13 +18,17 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <bpf/libbpf.h>
+#include <bpf/libbpf_version.h>
 
 #include "cmds.h"
 #include "log.h"
 #include "opts.h"
 #include "params.h"
+#include "tc.h"
 
 static int cmd_params(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
 
 static const struct command {
 	const char *name, *synopsis, *help;
@@ -39,6 +43,8 @@ static const struct command {
 	{ "stats", "DEV [options]", "counters, estimates and flows", cmd_stats, stats_opts_table },
 	{ "detach", "DEV", "remove everything afcd put on DEV", cmd_detach, NULL },
 	{ "params", "", "list the parameters and every command's options", cmd_params, NULL },
+	{ "version", "", "the ABI, the libbpf it was built with and runs with, and whether "
+	  "tcx is available", cmd_version, NULL },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -66,6 +72,25 @@ static int cmd_params(int argc, char **argv)
 		printf("\n%s options:\n", commands[i].name);
 		opts_usage(stdout, commands[i].opts);
 	}
+	return 0;
+}
+
+/* Machine-readable, one "key value" per line (tests read it). */
+static int cmd_version(int argc, char **argv)
+{
+	char why[192];
+
+	if (argc > 1) {
+		pr_warn("usage: afcd version");
+		return 2;
+	}
+	printf("abi %u\n", AFCD_ABI_VERSION);
+	printf("libbpf_built %d.%d\n", LIBBPF_MAJOR_VERSION, LIBBPF_MINOR_VERSION);
+	printf("libbpf_running %s\n", libbpf_version_string());
+	if (tcx_available(1, why, sizeof(why)))    /* ifindex 1: lo, in every netns */
+		printf("tcx yes\n");
+	else
+		printf("tcx no (%s)\n", why);
 	return 0;
 }
 

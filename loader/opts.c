@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Option tables: parser and usage; see opts.h. */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
 #include "opts.h"
-#include "scan.h"
 
 static const struct opt_def *opt_find(const struct opt_def *t, const char *a)
 {
@@ -68,16 +68,24 @@ static int opt_store(const struct opt_def *d, const char *val, void *opts)
 		else
 			*(double *)field = (double)ns / 1e9;
 		return 0;
-	case OPT_REFRESH:
-		if (!strcmp(val, "kernel"))
-			*(int *)field = REFRESH_KERNEL;
-		else if (!strcmp(val, "user"))
-			*(int *)field = REFRESH_USER;
-		else if (!strcmp(val, "auto"))
-			*(int *)field = REFRESH_AUTO;
-		else
-			break;
-		return 0;
+	case OPT_CHOICE:
+		for (int i = 0; d->choices[i]; i++) {
+			if (!strcmp(val, d->choices[i])) {
+				*(int *)field = i;
+				return 0;
+			}
+		}
+		{
+			char list[128] = "";
+			size_t n = 0;
+
+			for (int i = 0; d->choices[i] && n < sizeof(list); i++)
+				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+						      i ? (d->choices[i + 1] ? ", " : " or ") : "",
+						      d->choices[i]);
+			pr_warn("--%s: '%s' is not %s", d->name, val, list);
+		}
+		return -1;
 	}
 	{
 		static const char *const want[] = {
@@ -86,7 +94,6 @@ static int opt_store(const struct opt_def *d, const char *val, void *opts)
 			[OPT_SECONDS] = "a number of seconds in [0, 60]",
 			[OPT_TIME] = "a time above 0 (10s, 500ms)",
 			[OPT_TIME_S] = "a time above 0 (10s, 500ms)",
-			[OPT_REFRESH] = "kernel, user or auto",
 		};
 
 		pr_warn("--%s: '%s' is not %s", d->name, val, want[d->kind]);

@@ -21,7 +21,7 @@ enum opt_kind {
 	OPT_SECONDS,  /* double, seconds, [0, 60] (a plain number) */
 	OPT_TIME,     /* __u64 ns, a time with units ("10s"), > 0 */
 	OPT_TIME_S,   /* double seconds from a time with units ("30s"), > 0 */
-	OPT_REFRESH,  /* int, enum refresh_mode: kernel|user|auto */
+	OPT_CHOICE,   /* int, the index of the value in choices[] */
 	OPT_VERBOSE,  /* sets log_verbose (no field) */
 };
 
@@ -32,6 +32,7 @@ struct opt_def {
 	size_t off;         /* offset of the field in the command's options struct */
 	const char *arg;    /* the value's name in the usage, NULL for flags */
 	const char *help;
+	const char *const *choices;  /* OPT_CHOICE: the values, NULL-terminated */
 };
 
 /* Parse argv[first..argc) into opts (per table t, ended by a NULL name)

@@ -118,7 +118,8 @@ static struct json_object *json_flow(const struct flow_row *r)
 #define U64(v) json_object_new_uint64((__u64)(v))
 #define I64(v) json_object_new_int64((long long)(v))
 
-static void render_json(const char *dev, __u32 ifindex, const struct snapshot *s1,
+static void render_json(const char *dev, __u32 ifindex, const char *hook,
+			const struct snapshot *s1,
 			const struct flow_row *rows, size_t shown, unsigned long long live_flows,
 			long long evicted, double rate, double pps, double dt,
 			const struct stats_opts *o)
@@ -133,6 +134,7 @@ static void render_json(const char *dev, __u32 ifindex, const struct snapshot *s
 	effective_estimates(s1, &m_fair, &gt);
 	ADD(root, "dev", json_object_new_string(dev));
 	ADD(root, "ifindex", U64(ifindex));
+	ADD(root, "hook", json_object_new_string(hook));
 	ADD(root, "slot", U64(s1->c.slot));
 	ADD(root, "config", params_to_json(&s1->c));
 
@@ -188,7 +190,7 @@ static void render_json(const char *dev, __u32 ifindex, const struct snapshot *s
 	json_object_put(root);
 }
 
-void render_stats(const char *dev, __u32 ifindex, const struct snapshot *s0,
+void render_stats(const char *dev, __u32 ifindex, const char *hook, const struct snapshot *s0,
 		  const struct snapshot *s1, const struct flow_row *rows, size_t nrows,
 		  unsigned long long live_flows, const struct stats_opts *o)
 {
@@ -206,7 +208,7 @@ void render_stats(const char *dev, __u32 ifindex, const struct snapshot *s0,
 	if (evicted < 0)
 		evicted = 0;
 	if (o->json) {
-		render_json(dev, ifindex, s1, rows, shown, live_flows, evicted, rate, pps, dt, o);
+		render_json(dev, ifindex, hook, s1, rows, shown, live_flows, evicted, rate, pps, dt, o);
 		return;
 	}
 	effective_estimates(s1, &m_fair, &gt);
@@ -217,8 +219,8 @@ void render_stats(const char *dev, __u32 ifindex, const struct snapshot *s0,
 		fmt_time(t1, sizeof(t1), (double)s1->c.target_ns);
 		fmt_time(t2, sizeof(t2), (double)s1->c.interval_ns);
 		fmt_time(t3, sizeof(t3), (double)s1->c.horizon_ns);
-		printf("afcd dev %s slot %u algo %s rate %s target %s interval %s horizon %s "
-		       "ecn %s codel_state %s\n", dev, s1->c.slot,
+		printf("afcd dev %s hook %s slot %u algo %s rate %s target %s interval %s horizon %s "
+		       "ecn %s codel_state %s\n", dev, hook, s1->c.slot,
 		       algo_names[s1->c.algo < AFCD_ALGO__MAX ? s1->c.algo : 0], r1, t1, t2, t3,
 		       (s1->c.flags & AFCD_F_ECN) ? "on" : "off",
 		       (s1->c.flags & AFCD_F_CODEL_GLOBAL) ? "global" : "per-flow");

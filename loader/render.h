@@ -21,8 +21,9 @@ struct stats_opts {
 };
 
 /* Print DEV's state at s1 (rates over s0..s1), with rows[0..nrows) (sorted
- * by rate) when o->flows; live_flows is the flow-state entry count. */
-void render_stats(const char *dev, __u32 ifindex, const struct snapshot *s0,
+ * by rate) when o->flows; live_flows is the flow-state entry count; hook
+ * is where afcd_egress runs (tc.h hook_name()). */
+void render_stats(const char *dev, __u32 ifindex, const char *hook, const struct snapshot *s0,
 		  const struct snapshot *s1, const struct flow_row *rows, size_t nrows,
 		  unsigned long long live_flows, const struct stats_opts *o);
 

@@ -9,11 +9,23 @@
 #include <linux/pkt_cls.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
+#include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <bpf/libbpf_version.h>
 
 #include "log.h"
 #include "tc.h"
+
+/* tcx needs libbpf >= 1.3 here (bpf_prog_query_opts' link_ids,
+ * bpf_prog_detach_opts) */
+#define AFCD_HAVE_TCX (LIBBPF_MAJOR_VERSION > 1 || \
+		       (LIBBPF_MAJOR_VERSION == 1 && LIBBPF_MINOR_VERSION >= 3))
+#ifdef BPF_F_BEFORE
+#define AFCD_TCX_EGRESS BPF_TCX_EGRESS
+#else  /* <linux/bpf.h> older than Linux 6.6: the value in its UAPI */
+#define AFCD_TCX_EGRESS 47
+#endif
 
 #define PROG_NAME "afcd_egress"
 
@@ -197,16 +209,134 @@ int tc_detach_filters(__u32 ifindex, const char *dev)
 	return 0;
 }
 
+static bool has_clsact(__u32 ifindex);
+
 void tc_remove_clsact_if_unused(__u32 ifindex)
 {
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex,
 		    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);   /* = the clsact qdisc */
 	struct filter_scan eg, in;
 
-	if (filter_dump(ifindex, TC_H_MIN_EGRESS, &eg) || filter_dump(ifindex, TC_H_MIN_INGRESS, &in) ||
+	if (!has_clsact(ifindex) || filter_dump(ifindex, TC_H_MIN_EGRESS, &eg) || filter_dump(ifindex, TC_H_MIN_INGRESS, &in) ||
 	    eg.all || in.all)
 		return;                /* someone else's filters (or no clsact): keep it */
 	bpf_tc_hook_destroy(&hook);
+}
+
+/* ---- tcx ------------------------------------------------------------------- */
+
+#define TCX_MAX 64    /* programs on one tcx egress we look at */
+
+/* The programs (and their links, 0 for a plain attachment) on ifindex's
+ * tcx egress. Their number, or -errno (-EINVAL: no tcx in this kernel). */
+static int tcx_query(__u32 ifindex, __u32 *progs, __u32 *links)
+{
+#if AFCD_HAVE_TCX
+	LIBBPF_OPTS(bpf_prog_query_opts, q, .prog_ids = progs, .link_ids = links,
+		    .count = TCX_MAX);
+	int err = bpf_prog_query_opts((int)ifindex, AFCD_TCX_EGRESS, &q);
+
+	return err ? err : (int)(q.count < TCX_MAX ? q.count : TCX_MAX);
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+bool tcx_available(__u32 ifindex, char *why, size_t len)
+{
+	__u32 progs[TCX_MAX], links[TCX_MAX];
+	struct utsname u;
+	int n;
+
+	if (!AFCD_HAVE_TCX) {
+		snprintf(why, len, "this afcd is built with libbpf %d.%d, tcx needs >= 1.3 "
+			 "(tools/deps.sh --backports, then make)", LIBBPF_MAJOR_VERSION,
+			 LIBBPF_MINOR_VERSION);
+		return false;
+	}
+	n = tcx_query(ifindex, progs, links);
+	if (n >= 0)
+		return true;
+	uname(&u);
+	snprintf(why, len, "this kernel (%s) has no tcx (Linux >= 6.6): %s", u.release,
+		 strerror(-n));
+	return false;
+}
+
+int tcx_find_afcd(__u32 ifindex)
+{
+	__u32 progs[TCX_MAX], links[TCX_MAX];
+	int n = tcx_query(ifindex, progs, links), found = 0;
+
+	for (int i = 0; i < n; i++)
+		found += prog_is_afcd(progs[i]);
+	return found;
+}
+
+int tcx_attach(__u32 ifindex, const char *dev, int prog_fd)
+{
+	char pin[128];
+	int fd, err;
+
+	snprintf(pin, sizeof(pin), AFCD_TCX_PIN_FMT, ifindex);
+	fd = bpf_link_create(prog_fd, (int)ifindex, AFCD_TCX_EGRESS, NULL);
+	if (fd < 0) {
+		pr_warn("cannot attach to %s's tcx egress: %s", dev, strerror(-fd));
+		return fd;
+	}
+	unlink(pin);             /* stale: its link is gone (no afcd program was attached) */
+	err = bpf_obj_pin(fd, pin) ? -errno : 0;
+	if (err) {
+		pr_warn("cannot pin the tcx link at %s: %s", pin, strerror(-err));
+		bpf_link_detach(fd);
+	}
+	close(fd);
+	return err;
+}
+
+int tcx_detach(__u32 ifindex, const char *dev)
+{
+	__u32 progs[TCX_MAX], links[TCX_MAX];
+	char pin[128];
+	int n, fd, err = 0;
+
+	snprintf(pin, sizeof(pin), AFCD_TCX_PIN_FMT, ifindex);
+	fd = bpf_obj_get(pin);   /* ours, also in a build without tcx */
+	if (fd >= 0) {
+		bpf_link_detach(fd);
+		close(fd);
+	}
+	unlink(pin);
+	n = tcx_query(ifindex, progs, links);   /* any other: attached by hand */
+	for (int i = 0; i < n; i++) {
+		if (!prog_is_afcd(progs[i]))
+			continue;
+#if AFCD_HAVE_TCX
+		if (links[i]) {
+			fd = bpf_link_get_fd_by_id(links[i]);
+			err = fd < 0 ? fd : bpf_link_detach(fd);
+		} else {
+			fd = bpf_prog_get_fd_by_id(progs[i]);
+			err = fd < 0 ? fd : bpf_prog_detach_opts(fd, (int)ifindex, AFCD_TCX_EGRESS,
+								 NULL);
+		}
+		if (fd >= 0)
+			close(fd);
+		if (err) {
+			pr_warn("cannot detach afcd_egress (program %u) from %s's tcx egress: %s",
+				progs[i], dev, strerror(-err));
+			break;
+		}
+#endif
+	}
+	return err;
+}
+
+const char *hook_name(__u32 ifindex)
+{
+	int t = tcx_find_afcd(ifindex) > 0, c = tc_find_afcd_filter(ifindex, NULL) > 0;
+
+	return t && c ? "tcx+clsact" : t ? "tcx" : c ? "clsact" : "none";
 }
 
 /* ---- sch_fq ------------------------------------------------------------------ */
@@ -262,6 +392,28 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* Every qdisc of s->ifindex into s. 0 or -errno. */
+static int qdisc_dump(struct fq_scan *s)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+
+	return nl_talk(tc_request(buf, RTM_GETQDISC, NLM_F_DUMP, s->ifindex, 0), qdisc_cb, s);
+}
+
+static bool has_clsact(__u32 ifindex)
+{
+	static struct fq_scan s;
+
+	memset(&s, 0, sizeof(s));
+	s.ifindex = ifindex;
+	if (qdisc_dump(&s))
+		return true;            /* unknown: let the delete tell */
+	for (int i = 0; i < s.n; i++)
+		if (!strcmp(s.q[i].kind, "clsact"))
+			return true;
+	return false;
+}
+
 /* 1 when the root is a big enough fq, or mq with one on every queue; 0
  * when fq is there but too small; -1 when it is not fq at all. */
 static int fq_verdict(const struct fq_scan *s, const char **root_kind)
@@ -311,7 +463,7 @@ static int fq_install(__u32 ifindex, const struct fq_need *n)
 int fq_check(__u32 ifindex, const char *dev, const struct afcd_config *c, bool install,
 	     bool *installed)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE], cmd[192];
+	char cmd[192];
 	static struct fq_scan s;
 	const char *root_kind;
 	int err, v;
@@ -320,7 +472,7 @@ int fq_check(__u32 ifindex, const char *dev, const struct afcd_config *c, bool i
 	memset(&s, 0, sizeof(s));
 	s.ifindex = ifindex;
 	s.need = fq_requirements(c);
-	err = nl_talk(tc_request(buf, RTM_GETQDISC, NLM_F_DUMP, ifindex, 0), qdisc_cb, &s);
+	err = qdisc_dump(&s);
 	if (err) {
 		pr_warn("cannot read the qdiscs of %s: %s", dev, strerror(-err));
 		return -1;

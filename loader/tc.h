@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * tc.h - the traffic-control objects on the interface: the clsact hook
- * and the afcd_egress filter in it (libbpf's bpf_tc_* API), and the root
- * sch_fq that enforces skb->tstamp (ALGORITHM.md sec. 1; queried and
- * installed over rtnetlink with libmnl). The only file that talks to tc.
+ * tc.h - the traffic-control objects on the interface: the egress hook
+ * that runs afcd_egress, either tcx (a BPF link, Linux >= 6.6; libbpf's
+ * bpf_program__attach_tcx, so a build with libbpf >= 1.3) or a clsact
+ * filter (libbpf's bpf_tc_* API), and the root sch_fq that enforces
+ * skb->tstamp (ALGORITHM.md sec. 1; queried and installed over rtnetlink
+ * with libmnl). The only file that talks to tc.
  *
  * Why a dump to find the filter: one attached by hand (`tc filter add
  * ... bpf da obj afcd.bpf.o sec tc`) gets a priority and handle tc chose,
@@ -14,9 +16,36 @@
 #define AFCD_TC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 #include "afcd_maps.h"
+
+/* The egress hook (afcd attach --attach; cmd_attach.c names them in
+ * this order). */
+enum tc_hook { HOOK_AUTO = 0, HOOK_TCX, HOOK_CLSACT };
+
+/* Can afcd_egress be attached with tcx here? Needs a build against libbpf
+ * >= 1.3 and a kernel with tcx (Linux >= 6.6, probed by a tcx query on
+ * ifindex). true, or false with the reason in why. */
+bool tcx_available(__u32 ifindex, char *why, size_t len);
+
+/* How many afcd_egress programs run on ifindex's tcx egress (0 when
+ * there is no tcx or on any error). */
+int tcx_find_afcd(__u32 ifindex);
+
+/* Attach prog_fd to ifindex's tcx egress (appended after the programs
+ * there) and pin the link at AFCD_TCX_PIN_FMT, replacing a stale pin.
+ * 0 or -errno (printed). */
+int tcx_attach(__u32 ifindex, const char *dev, int prog_fd);
+
+/* Detach every afcd_egress program from ifindex's tcx egress (links and
+ * plain attachments) and unlink its pin. 0 or -errno (printed). */
+int tcx_detach(__u32 ifindex, const char *dev);
+
+/* The hooks running afcd_egress on ifindex: "tcx", "clsact",
+ * "tcx+clsact" (both: every packet is stamped twice), or "none". */
+const char *hook_name(__u32 ifindex);
 
 /* Where the loader attaches afcd_egress: clsact egress, this handle and
  * priority (a filter attached by hand has others). */

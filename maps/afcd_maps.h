@@ -55,6 +55,12 @@
 	FN(timer,  "afcd_timer",    BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_timer)  \
 	FN(hist,   "afcd_sb_hist",  BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_sb_hist)
 
+/* The pinned tcx link of an interface attached with `afcd attach --attach
+ * tcx` (printf format, ifindex): it keeps the program attached after the
+ * loader exits (--keep) and lets `afcd detach` remove it. Not a map, so
+ * not in AFCD_PINS. */
+#define AFCD_TCX_PIN_FMT AFCD_PIN_DIR "/afcd_tcx_%u"
+
 /* The ELF section of the classifier: tc filter ... bpf da obj afcd.bpf.o sec tc */
 #define AFCD_PROG_SEC "tc"
 

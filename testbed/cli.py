@@ -82,26 +82,46 @@ def kernel_has_qdiscs(kinds=("fq", "netem")):
         subprocess.run(["ip", "netns", "del", name], capture_output=True)
 
 
-def vm_kernel():
-    ks = sorted(glob.glob("/boot/vmlinuz-*-amd64"),
-                key=lambda p: [int(x) if x.isdigit() else x
-                               for x in os.path.basename(p).replace("-", ".").split(".")])
-    return ks[-1] if ks else None
+VM_KERNEL_DEFAULT = "6.1"   # Debian 12's own; "6.12" is bookworm's second (issue 14.3)
+
+
+def vm_kernels(series=None):
+    """The Debian kernels in /boot, newest first; with series ("6.1",
+    "6.12") only those of it."""
+    ks = sorted(glob.glob("/boot/vmlinuz-*-amd64"), reverse=True,
+                key=lambda p: [int(x) if x.isdigit() else -1
+                               for x in os.path.basename(p)[8:].replace("-", ".")
+                               .replace("+", ".").split(".")])
+    if series:
+        ks = [k for k in ks if os.path.basename(k).startswith("vmlinuz-%s." % series)]
+    return ks
+
+
+def vm_kernel(want=None):
+    """--kernel: a path to a vmlinuz, or a series ("6.1", "6.12": its newest
+    kernel in /boot). None when there is no such kernel."""
+    want = want or os.environ.get("AFCD_VM_KERNEL") or VM_KERNEL_DEFAULT
+    if os.path.sep in want:
+        return want if os.path.exists(want) else None
+    ks = vm_kernels(want)
+    return ks[0] if ks else None
 
 
 def in_vm():
     return os.environ.get("AFCD_IN_VM") == "1"
 
 
-def vm_exec(argv, rwdirs, timeout_s):
-    """Re-run argv (this script's arguments) inside a virtme-ng VM."""
-    kernel = vm_kernel()
+def vm_exec(argv, rwdirs, timeout_s, want_kernel=None):
+    """Re-run argv (this script's arguments) inside a virtme-ng VM booted
+    from the kernel --kernel names."""
+    kernel = vm_kernel(want_kernel)
     vng = shutil.which("vng")
     if not kernel or not vng:
         subprocess.run([os.path.join(ROOT, "tools", "deps.sh"), "--vm"], check=True)
-        kernel, vng = vm_kernel(), shutil.which("vng")
+        kernel, vng = vm_kernel(want_kernel), shutil.which("vng")
     if not kernel or not vng:
-        sys.exit("afcd-testbed: need a Debian kernel in /boot and virtme-ng (tools/deps.sh --vm)")
+        sys.exit("afcd-testbed: need Debian's Linux %s in /boot and virtme-ng "
+                 "(tools/deps.sh --vm)" % (want_kernel or VM_KERNEL_DEFAULT))
     inner = ("set -e; mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf; "
              "for m in %s; do modprobe -q $m 2>/dev/null || true; done; "
              "cd %s; export MPLCONFIGDIR=/tmp; AFCD_IN_VM=1 /usr/bin/python3 %s %s --vm never" %
@@ -416,6 +436,9 @@ def main():
     ap.add_argument("--ecn", action="store_true")
     ap.add_argument("--out", default=os.path.join(ROOT, "results"))
     ap.add_argument("--vm", choices=["auto", "always", "never"], default="auto")
+    ap.add_argument("--kernel", default=None,
+                    help="the VM's kernel: a Debian series in /boot (6.1, default; 6.12) or "
+                         "a vmlinuz path (env AFCD_VM_KERNEL)")
     ap.add_argument("--vm-timeout", type=int, default=None,
                     help="seconds the VM may run (default 1800; demo 7200)")
     args = ap.parse_args()
@@ -480,7 +503,7 @@ def main():
                 for a in sys.argv[1:]]
         if "--out" not in argv:
             argv += ["--out", out]
-        return vm_exec(argv, [out], args.vm_timeout)
+        return vm_exec(argv, [out], args.vm_timeout, args.kernel)
 
     os.makedirs(out, exist_ok=True)
     nslib.ensure_bpffs()

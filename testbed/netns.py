@@ -48,12 +48,19 @@ def ensure_bpffs():
         sh(["mount", "-t", "bpf", "bpf", "/sys/fs/bpf", "-o", "mode=0700"])
 
 
-def pins():
-    """Names of afcd pins present now."""
+def pins(links=True):
+    """Names of afcd pins present now: the maps, and the tcx links
+    (afcd_tcx_IFINDEX) unless links is False."""
     try:
-        return sorted(n for n in os.listdir(PIN_DIR) if n.startswith("afcd_"))
+        return sorted(n for n in os.listdir(PIN_DIR) if n.startswith("afcd_") and
+                      (links or not n.startswith("afcd_tcx_")))
     except FileNotFoundError:
         return []
+
+
+def link_pins():
+    """The pinned tcx links of afcd attach --attach tcx."""
+    return sorted(set(pins()) - set(pins(links=False)))
 
 
 def offloads_off(ns, dev):
@@ -123,10 +130,10 @@ def start_loader(ns, dev, *params, log=None):
     while time.time() < deadline:
         if p.poll() is not None:
             raise RuntimeError("loader exited with %d" % p.returncode)
-        q = in_ns(ns, ["tc", "-j", "filter", "show", "dev", dev, "egress"], check=False)
-        if "afcd_egress" in q.stdout:
-            cfg = afcd(ns, "stats", dev, "-j", "--dt", "0", check=False)
-            if cfg.returncode == 0 and json.loads(cfg.stdout)["estimates"]["refreshes"] > 0:
+        cfg = afcd(ns, "stats", dev, "-j", "--dt", "0", check=False)
+        if cfg.returncode == 0:
+            s = json.loads(cfg.stdout)
+            if s["hook"] != "none" and s["estimates"]["refreshes"] > 0:
                 return p
         time.sleep(0.05)
     p.kill()
@@ -144,9 +151,44 @@ def stop(p, sig=15, timeout=10):
     return p.returncode
 
 
+def tcx_progs(ns, dev):
+    """The programs on dev's tcx hooks, as bpftool lists them: sorted
+    (kind, name) pairs such as ("tcx/egress", "afcd_egress")."""
+    out = in_ns(ns, ["bpftool", "-j", "net", "show", "dev", dev], check=False).stdout
+    try:
+        tc = json.loads(out)[0].get("tc", [])
+    except (ValueError, IndexError):
+        return []
+    return sorted((e["kind"], e.get("name", ""), e.get("prog_id", 0)) for e in tc
+                  if e["kind"].startswith("tcx"))
+
+
+def hooks(ns, dev):
+    """The egress hooks running afcd_egress on dev, one entry per program: a
+    sorted list of "clsact" (a filter, from tc) and "tcx" (from bpftool net
+    show), so ["tcx"] when one program runs there."""
+    f = in_ns(ns, ["tc", "filter", "show", "dev", dev, "egress"], check=False).stdout
+    h = ["clsact"] * f.count("name afcd_egress")
+    h += ["tcx" for kind, name, _ in tcx_progs(ns, dev)
+          if (kind, name) == ("tcx/egress", "afcd_egress")]
+    return sorted(h)
+
+
+def version():
+    """`afcd version` as a dict: abi, libbpf_built, libbpf_running, tcx."""
+    out = sh([AFCD, "version"]).stdout
+    return dict(line.split(" ", 1) for line in out.splitlines())
+
+
+def default_hook():
+    """Where `afcd attach --attach auto` puts the program here."""
+    return "tcx" if version()["tcx"] == "yes" else "clsact"
+
+
 def tc_state(ns, dev):
-    """What tc shows on dev: qdiscs and filters (for 'nothing changed')."""
+    """What tc shows on dev: qdiscs, filters and tcx programs (for 'nothing
+    changed')."""
     q = in_ns(ns, ["tc", "qdisc", "show", "dev", dev], check=False).stdout
     fe = in_ns(ns, ["tc", "filter", "show", "dev", dev, "egress"], check=False).stdout
     fi = in_ns(ns, ["tc", "filter", "show", "dev", dev, "ingress"], check=False).stdout
-    return (q, fe, fi)
+    return (q, fe, fi, tcx_progs(ns, dev))

@@ -1,31 +1,104 @@
 #!/usr/bin/env bash
 # Install what the build, the tests and the testbed need on Debian 12
 # (bookworm), as root. Idempotent: only missing packages are installed.
-#   tools/deps.sh          build + host tests
-#   tools/deps.sh --vm     also the VM runner (Debian kernel, qemu, virtme-ng)
+#   tools/deps.sh                 build + host tests
+#   tools/deps.sh --vm            also the VM runner: qemu, virtme-ng and both
+#                                 Debian kernels, 6.1 (bookworm) and 6.12
+#                                 (linux-image-6.12-amd64, bookworm-security;
+#                                 from bookworm-backports where that is missing)
+#   tools/deps.sh --backports     libbpf, bpftool and iproute2 from
+#                                 bookworm-backports (libbpf 1.4, bpftool 7.5,
+#                                 iproute2 6.15: tcx attach, bpftool net show
+#                                 of tcx links)
+#   tools/deps.sh --no-backports  Debian 12's own versions only
+# Without either, backports are added only where they are needed: the
+# running kernel has tcx (Linux >= 6.6) and the installed libbpf is older
+# than 1.3. If they cannot be installed then, Debian 12's own versions are
+# kept (afcd then attaches with clsact) and the script says so.
 set -euo pipefail
 
 pkgs=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libmicrohttpd-dev libmnl-dev libjson-c-dev pkg-config make gcc
       iproute2 iperf3 ethtool iputils-ping procps kmod util-linux
       python3 python3-pytest python3-matplotlib python3-bpfcc)
-vm=0
-[ "${1:-}" = "--vm" ] && vm=1
-[ $vm = 1 ] && pkgs+=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 python3-pip busybox-static)
+vm_pkgs=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 python3-pip busybox-static)
+bp_pkgs=(libbpf-dev libbpf1 bpftool iproute2)
+vm=0 backports=auto
+for a in "$@"; do
+	case "$a" in
+	--vm) vm=1 ;;
+	--backports) backports=yes ;;
+	--no-backports) backports=no ;;
+	*) echo "usage: tools/deps.sh [--vm] [--backports|--no-backports]" >&2; exit 2 ;;
+	esac
+done
+[ $vm = 1 ] && pkgs+=("${vm_pkgs[@]}")
 
 if [ "$(id -u)" != 0 ]; then
 	echo "deps.sh: run as root (it installs Debian packages)" >&2
 	exit 1
 fi
+export DEBIAN_FRONTEND=noninteractive
+updated=0
+apt_update() {
+	[ $updated = 1 ] || apt-get update -q >/dev/null
+	updated=1
+}
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+
 missing=()
 for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+	installed "$p" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps.sh: installing ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >/dev/null
+	apt_update
 	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# bookworm-backports: libbpf >= 1.3 for tcx (issue 14.1)
+BP_LIST=/etc/apt/sources.list.d/bookworm-backports.sources
+add_backports() {
+	if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\n%s\n%s\n' \
+			"Components: main" "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" \
+			> "$BP_LIST"
+		updated=0
+	fi
+	apt_update
+}
+libbpf_ver=$(dpkg-query -W -f='${Version}' libbpf-dev 2>/dev/null || echo 0)
+kernel_has_tcx() {
+	local r; r=$(uname -r); r=${r%%-*}
+	dpkg --compare-versions "$r" ge 6.6
+}
+if [ $backports = auto ] && kernel_has_tcx && dpkg --compare-versions "$libbpf_ver" lt 1:1.3; then
+	backports=want
+fi
+if [ $backports = yes ] || [ $backports = want ]; then
+	if ! dpkg --compare-versions "$libbpf_ver" ge 1:1.3 || ! installed bpftool ||
+	   dpkg --compare-versions "$(dpkg-query -W -f='${Version}' bpftool)" lt 7.3; then
+		echo "deps.sh: installing ${bp_pkgs[*]} from bookworm-backports (tcx needs libbpf >= 1.3)"
+		if ! { add_backports && apt-get install -y -q --no-install-recommends \
+			-t bookworm-backports "${bp_pkgs[@]}" >/dev/null; }; then
+			[ $backports = yes ] && { echo "deps.sh: bookworm-backports failed" >&2; exit 1; }
+			echo "deps.sh: bookworm-backports unavailable: keeping Debian 12's libbpf" \
+			     "(afcd attaches with clsact)" >&2
+		fi
+	fi
+fi
+
+# the second VM kernel, 6.12 (issue 14.3): bookworm's own linux-6.12
+# (bookworm-security), else bookworm-backports' linux-image-amd64
+if [ $vm = 1 ] && ! ls /boot/vmlinuz-6.12.* >/dev/null 2>&1; then
+	echo "deps.sh: installing Linux 6.12 for the VM (linux-image-6.12-amd64)"
+	apt_update
+	apt-get install -y -q --no-install-recommends linux-image-6.12-amd64 \
+		linux-headers-6.12-amd64 >/dev/null 2>&1 ||
+	{ add_backports && apt-get install -y -q --no-install-recommends -t bookworm-backports \
+		linux-image-amd64 linux-headers-amd64 >/dev/null; } ||
+	echo "deps.sh: no Linux 6.12 package: the VM runs on 6.1 only" >&2
+fi
+
 if [ $vm = 1 ] && ! command -v vng >/dev/null 2>&1; then
 	echo "deps.sh: installing virtme-ng (pip)"
 	python3 -m pip install -q virtme-ng 2>/dev/null ||

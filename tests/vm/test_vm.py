@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 """Scenario tests that need sch_fq and netem: run through tools/afcd-testbed,
 which executes them here when the kernel has both and otherwise in a
-virtme-ng VM on Debian's kernel (TCG).
+virtme-ng VM on Debian's kernels (TCG): the scenario tests once on each
+of 6.1 and 6.12 (clsact and tcx), the tracer on 6.1.
 
 These tests must hold on a slow or loaded machine, where TCG may leave the
 guest saturated and senders below their rate. So they assert functional
@@ -22,18 +23,36 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TESTBED = os.path.join(ROOT, "tools", "afcd-testbed")
 RATE, RTT, TARGET = 40.0, 20.0, 5.0
 
+from testbed import cli
+from testbed import netns as nslib
 from testbed.validity import sender_failed
+
+
+def kernels():
+    """The VM kernels to run on (issue 14.3): every Debian series installed
+    of 6.1 and 6.12 (tools/deps.sh --vm installs both), or AFCD_VM_KERNELS
+    (comma-separated); the host kernel only, when it has sch_fq and netem."""
+    if os.environ.get("AFCD_VM_KERNELS"):
+        return os.environ["AFCD_VM_KERNELS"].split(",")
+    if cli.kernel_has_qdiscs():
+        return [None]
+    return [k for k in ("6.1", "6.12") if cli.vm_kernels(k)] or [cli.VM_KERNEL_DEFAULT]
+
+
+def release_tuple(release):
+    return tuple(int(x) for x in release.split("-")[0].split("+")[0].split(".")[:2])
 
 RUNS = ["cubic-reno:droptail", "cubic-reno:afcd", "cubic-reno:fall",
         "cubic-udp:pfifo", "cubic-udp:afcd", "cubic-udp:fall"]
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory):
+@pytest.fixture(scope="module", params=kernels(), ids=lambda k: "linux-%s" % (k or "host"))
+def results(request, tmp_path_factory):
     out = str(tmp_path_factory.mktemp("vm-scenarios"))
     r = subprocess.run([sys.executable, TESTBED, "run", ",".join(RUNS), "--duration", "12",
                         "--rate", str(RATE), "--rtt", str(RTT), "--target", str(TARGET),
-                        "--out", out], timeout=1500)
+                        "--out", out] + (["--kernel", request.param] if request.param else []),
+                       timeout=1500)
     res = {}
     for name in os.listdir(out):
         if name.endswith(".json") and name != "calibration.json":
@@ -101,6 +120,17 @@ def test_estimates_refreshed_by_the_kernel_timer(results, scheme):
     assert e["n_long"] >= 2, e
     print("%s: %d refreshes, %d scans, %.1f us per refresh step (TCG)"
           % (scheme, e["refreshes"], e["scans"], e["refresh_busy_ns"] / 1e3 / e["refreshes"]))
+
+
+@pytest.mark.parametrize("scheme", ["afcd", "fall"])
+def test_hook_follows_the_kernel(results, scheme):
+    """--attach auto (the testbed's default): tcx on a kernel that has it
+    (Linux >= 6.6) when afcd is built with libbpf >= 1.3, clsact on 6.1
+    (issue 14.2)."""
+    r = results[("cubic-reno", scheme)]
+    tcx = release_tuple(r["kernel"]) >= (6, 6) and \
+        tuple(int(x) for x in nslib.version()["libbpf_built"].split(".")) >= (1, 3)
+    assert r["afcd_stats"]["hook"] == ("tcx" if tcx else "clsact"), (r["kernel"], tcx)
 
 
 def test_tracer_measured_sojourn_matches_prediction(tmp_path):
