@@ -5,6 +5,7 @@
 # make test       unit tests (host + BPF_PROG_TEST_RUN) and namespace tests
 # make bench      per-packet cost of every algo next to baseline programs
 # make demo       the testbed demo (see README.md)
+# make install    afcd to $(PREFIX)/sbin, the systemd unit, /etc/afcd
 # make clean
 #
 # Quiet by default; V=1 prints every command. Objects go to $(OUT).
@@ -38,7 +39,7 @@ BINS      := $(OUT)/afcd $(OUT)/test_law $(OUT)/test_datapath $(OUT)/afcd-bench
 HDRS      := maps/afcd_maps.h maps/afcd_maps.bpf.h bpf/afcd_law.h bpf/afcd_ctl.h bpf/afcd_parse.h \
              bpf/afcd_decide.h
 
-.PHONY: all deps test test-unit test-netns test-vm bench fuzz demo clean
+.PHONY: all deps test test-unit test-netns test-vm bench fuzz demo install clean
 .DELETE_ON_ERROR:
 
 all: $(BPF_OBJS) $(SKELS) $(BINS)
@@ -113,6 +114,16 @@ demo:
 	$(Q)tools/deps.sh --vm
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(PYTHON) tools/afcd-testbed demo
+
+# The loader carries its BPF objects (skeletons): one binary to install.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+install: $(OUT)/afcd
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX)/sbin/afcd)
+	$(Q)install -D -m 0755 $(OUT)/afcd $(DESTDIR)$(PREFIX)/sbin/afcd
+	$(Q)sed 's#/usr/local/sbin/afcd#$(PREFIX)/sbin/afcd#' deploy/systemd/afcd@.service | \
+		install -D -m 0644 /dev/stdin $(DESTDIR)$(PREFIX)/lib/systemd/system/afcd@.service
+	$(Q)install -d -m 0755 $(DESTDIR)/etc/afcd
 
 clean:
 	$(call msg,CLEAN,$(OUT))

@@ -87,7 +87,8 @@ size_t prom_render(char *b, size_t n, const char *dev, const struct snapshot *s)
 		{ "fair_share_samples", "gauge", "m_fair in shadow-buffer samples.", (double)m_fair },
 		{ "global_target_seconds", "gauge", "FaLL global target delay RTT/sqrt(N).",
 		  (double)gt / 1e9 },
-		{ "rate_bits_per_second", "gauge", "Configured drain rate.", (double)s->c.rate_bps },
+		{ "rate_bytes_per_second", "gauge", "Configured drain rate (the rate parameter / 8).",
+		  (double)s->c.rate_bps / 8 },
 		{ "estimate_refreshes_total", "counter", "Refreshes of m_fair and the global target.",
 		  (double)s->e.refreshes },
 	};

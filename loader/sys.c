@@ -12,7 +12,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <linux/capability.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -46,10 +48,29 @@ int check_ifname(const char *dev, __u32 *ifindex)
 	return 0;
 }
 
+static bool have_cap(unsigned cap)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {0};
+
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	return d[cap / 32].effective & (1u << (cap % 32));
+}
+
 int check_privileges(void)
 {
+	bool sys = have_cap(CAP_SYS_ADMIN), net = have_cap(CAP_NET_ADMIN);
+
 	if (geteuid() != 0) {
-		pr_warn("needs root (CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN): run it with sudo");
+		pr_warn("needs root with CAP_NET_ADMIN and CAP_SYS_ADMIN: run it with sudo");
+		return -1;
+	}
+	if (!sys || !net) {
+		pr_warn("needs CAP_NET_ADMIN (rtnetlink) and CAP_SYS_ADMIN (to find afcd_egress "
+			"among a hook's programs by id; CAP_BPF and CAP_PERFMON are not enough), "
+			"lacks %s%s%s", net ? "" : "CAP_NET_ADMIN", !net && !sys ? " and " : "",
+			sys ? "" : "CAP_SYS_ADMIN");
 		return -1;
 	}
 	return 0;

@@ -121,9 +121,10 @@ def afcd_stats(ns, dev, flows=True, dt=0.2):
     return json.loads(afcd(ns, *args).stdout)
 
 
-def start_loader(ns, dev, *params, log=None):
-    """Start `afcd attach` in the background; wait until it has attached."""
-    cmd = ns_cmd(ns, [AFCD, "attach", dev] + [str(p) for p in params])
+def start_loader(ns, dev, *params, log=None, wrap=()):
+    """Start `afcd attach` in the background (after the command wrap, such
+    as setpriv); wait until it has attached."""
+    cmd = ns_cmd(ns, list(wrap) + [AFCD, "attach", dev] + [str(p) for p in params])
     out = open(log, "w") if log else subprocess.DEVNULL
     p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.time() + 15

@@ -19,8 +19,9 @@ set -euo pipefail
 
 pkgs=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libmicrohttpd-dev libmnl-dev libjson-c-dev pkg-config make gcc
       iproute2 iperf3 ethtool iputils-ping procps kmod util-linux
-      python3 python3-pytest python3-matplotlib python3-bpfcc)
-vm_pkgs=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 python3-pip busybox-static)
+      python3 python3-pytest python3-matplotlib python3-bpfcc python3-yaml python3-pip
+      strace systemd)
+vm_pkgs=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static)
 bp_pkgs=(libbpf-dev libbpf1 bpftool iproute2)
 vm=0 backports=auto
 for a in "$@"; do
@@ -99,6 +100,23 @@ if [ $vm = 1 ] && ! ls /boot/vmlinuz-6.12.* >/dev/null 2>&1; then
 	echo "deps.sh: no Linux 6.12 package: the VM runs on 6.1 only" >&2
 fi
 
+# promtool from Debian's prometheus package, for `promtool check metrics`
+# in the tests: only the binary, to /usr/local/bin (installing the package
+# would start a Prometheus server on a systemd host)
+if ! command -v promtool >/dev/null 2>&1; then
+	echo "deps.sh: installing promtool (from Debian's prometheus package)"
+	apt_update
+	tmp=$(mktemp -d)
+	(cd "$tmp" && apt-get download -q prometheus >/dev/null 2>&1 &&
+	 dpkg-deb -x prometheus_*.deb x && install -m 0755 x/usr/bin/promtool /usr/local/bin/promtool)
+	rm -rf "$tmp"
+fi
+# the Kubernetes schemas for the manifests' check (tests/netns/test_deploy.py)
+if ! /usr/bin/python3 -c "import kubernetes_validate" 2>/dev/null; then
+	echo "deps.sh: installing kubernetes-validate (pip)"
+	/usr/bin/python3 -m pip install -q --break-system-packages kubernetes-validate 2>/dev/null ||
+		/usr/bin/python3 -m pip install -q kubernetes-validate
+fi
 if [ $vm = 1 ] && ! command -v vng >/dev/null 2>&1; then
 	echo "deps.sh: installing virtme-ng (pip)"
 	python3 -m pip install -q virtme-ng 2>/dev/null ||

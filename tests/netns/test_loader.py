@@ -84,6 +84,33 @@ def test_attach_traffic_counted_and_detach_leaves_nothing(pair, tmp_path, hook):
     assert "lost" not in (tmp_path / "l.log").read_text()
 
 
+def test_attach_tcx_explicitly(pair):
+    """--attach tcx: a tcx link bpftool lists (with its link id) where the
+    build and kernel have tcx; else refused with one line naming why, and
+    nothing changed (a libbpf 1.1 build, or Linux < 6.6)."""
+    a, b = pair
+    before = tc_state(a, "v0")
+    if nslib.version()["tcx"] != "yes":
+        r = afcd(a, "attach", "v0", "rate", RATE, "--skip-fq-check", "--attach", "tcx",
+                 check=False)
+        assert r.returncode == 1 and r.stderr.startswith("afcd: --attach tcx: ")
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert tc_state(a, "v0") == before and nslib.pins() == []
+        return
+    p = start_loader(a, "v0", "rate", RATE, "--skip-fq-check", "--attach", "tcx")
+    try:
+        out = json.loads(in_ns(a, ["bpftool", "-j", "net", "show", "dev", "v0"]).stdout)
+        tcx = [e for e in out[0]["tc"] if e["kind"] == "tcx/egress"]
+        assert len(tcx) == 1 and tcx[0]["name"] == "afcd_egress" and tcx[0]["link_id"] > 0
+        assert in_ns(a, ["tc", "filter", "show", "dev", "v0", "egress"]).stdout == ""
+        assert "clsact" not in in_ns(a, ["tc", "qdisc", "show", "dev", "v0"]).stdout
+        traffic(a, b)
+        assert afcd_stats(a, "v0", flows=False)["queue"]["passed"] > 20
+    finally:
+        assert stop(p) == 0
+    assert tc_state(a, "v0") == before and nslib.pins() == []
+
+
 def test_live_parameter_change(pair):
     a, b = pair
     p = start_loader(a, "v0", "rate", RATE, "algo", "afcd", "--skip-fq-check")
@@ -242,8 +269,19 @@ def test_prometheus_endpoint(pair):
         assert 'afcd_queue_delay_seconds{dev="v0"}' in body
         line = [l for l in body.splitlines() if l.startswith("afcd_packets_total")][0]
         assert int(line.split()[-1]) >= 2
+        assert 'afcd_rate_bytes_per_second{dev="v0"} 12500000' in body
     finally:
         stop(p)
+    # issue 14.6: Prometheus's own linter (units in names, _total
+    # counters), and one label set per family: dev, plus reason or kind
+    r = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for line in body.splitlines():
+        if line.startswith("afcd_"):
+            labels = line[line.index("{") + 1:line.index("}")].split(",")
+            assert labels[0] == 'dev="v0"' and len(labels) <= 2, line
+            assert all(l.split("=")[0] in ("dev", "reason", "kind") for l in labels), line
 
 
 FLOOD = r"""
