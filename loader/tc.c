@@ -217,8 +217,8 @@ void tc_remove_clsact_if_unused(__u32 ifindex)
 		    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);   /* = the clsact qdisc */
 	struct filter_scan eg, in;
 
-	if (!has_clsact(ifindex) || filter_dump(ifindex, TC_H_MIN_EGRESS, &eg) || filter_dump(ifindex, TC_H_MIN_INGRESS, &in) ||
-	    eg.all || in.all)
+	if (!has_clsact(ifindex) || filter_dump(ifindex, TC_H_MIN_EGRESS, &eg) ||
+	    filter_dump(ifindex, TC_H_MIN_INGRESS, &in) || eg.all || in.all)
 		return;                /* someone else's filters (or no clsact): keep it */
 	bpf_tc_hook_destroy(&hook);
 }
