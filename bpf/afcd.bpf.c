@@ -4,10 +4,11 @@
  * direct-action) over an EDT virtual queue.
  *
  * Per packet (ALGORITHM.md sec. 2-6):
- *   1. config for skb->ifindex (one hash lookup; it names the interface's
- *      slot in the array maps); unconfigured: pass untouched;
+ *   1. the interface's slot and config (afcd_cfg_of(): array lookups
+ *      only); unconfigured: pass untouched;
  *   2. parse; IP packets get a flow key, per-flow state (LRU) and, with
- *      probability len/sample_bytes, a sample in the shadow buffer;
+ *      probability len/sample_bytes (the flow's own generator), a sample
+ *      in the shadow buffer;
  *   3. m_i, m_fair, target_i, the fair rate (or the AFD probability):
  *      afcd_inputs() of afcd_decide.h;
  *   4. afcd_decide(), lock-free: EDT schedule, horizon, the fair-rate
@@ -87,17 +88,19 @@ AFCD_INLINE void afcd_gstat_inc(__u32 idx)
 }
 
 /* Per-flow state, created on first sight with m_i taken from the shadow
- * buffer's count (the flow may have been evicted and come back). */
+ * buffer's count (the flow may have been evicted and come back) and its
+ * generator seeded. */
 AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_flow_key *key)
 {
 	struct afcd_flow *f = bpf_map_lookup_elem(&afcd_flows, key);
-	struct afcd_flow zero = {};
+	struct afcd_flow init = {};
 	__u32 *cnt;
 	long err;
 
 	if (f)
 		return f;
-	err = bpf_map_update_elem(&afcd_flows, key, &zero, BPF_NOEXIST);
+	init.rng = (__u64)afcd_rand() << 32 | afcd_rand();
+	err = bpf_map_update_elem(&afcd_flows, key, &init, BPF_NOEXIST);
 	if (err && err != -AFCD_EEXIST) {
 		__sync_fetch_and_add(&q->astats[AFCD_A_FLOW_FAIL], 1);
 		return 0;
@@ -110,6 +113,13 @@ AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_fl
 			f->m_i = *cnt;
 	}
 	return f;
+}
+
+/* A coin for the packet of flow f (NULL: no flow state), uniform on
+ * [0, 2^32): the flow's own generator, else the helper. */
+AFCD_INLINE __u32 afcd_flow_rand(struct afcd_flow *f)
+{
+	return f ? afcd_rng_next(&f->rng) : afcd_rand();
 }
 
 /* n[c] += d in the interface's histogram, for 1 <= c <= AFCD_SB_SIZE_MAX. */
@@ -247,14 +257,13 @@ int afcd_egress(struct __sk_buff *skb)
 	void *data, *data_end;
 	int st;
 
-	cfg = bpf_map_lookup_elem(&afcd_cfg, &ifindex);
+	cfg = afcd_cfg_of(ifindex, &slot);
 	if (!cfg || cfg->abi != AFCD_ABI_VERSION || !cfg->rate_bps ||
 	    cfg->algo >= AFCD_ALGO__MAX) {
 		afcd_gstat_inc(AFCD_G_UNCONFIGURED);
 		return TC_ACT_OK;
 	}
-	slot = cfg->slot;
-	q = bpf_map_lookup_elem(&afcd_queue, &slot);  /* array: inlined */
+	q = bpf_map_lookup_elem(&afcd_queue, &slot);
 	if (!q || q->ifindex != ifindex) {
 		afcd_gstat_inc(AFCD_G_BAD_SLOT);
 		return TC_ACT_OK;
@@ -279,7 +288,7 @@ int afcd_egress(struct __sk_buff *skb)
 		pkt.key.ifindex = ifindex;
 		afcd_isolate_key(cfg->flags, &pkt.key);
 		f = afcd_flow_get(q, &pkt.key);
-		if (afcd_sample_hit(afcd_rand(), in.len, cfg->sample_bytes))
+		if (afcd_sample_hit(afcd_flow_rand(f), in.len, cfg->sample_bytes))
 			afcd_sb_sample(q, slot, sb_size, &pkt.key, f,
 				       in.len > cfg->sample_bytes ? in.len : cfg->sample_bytes);
 		if (f && cfg->algo != AFCD_ALGO_DROPTAIL && cfg->algo != AFCD_ALGO_CODEL) {
@@ -289,7 +298,7 @@ int afcd_egress(struct __sk_buff *skb)
 				      h ? *(volatile __u32 *)&h->n[1] : 0, in.now_ns, &fs);
 		}
 		afcd_inputs(cfg, &fs, f ? f->m_i : 0, !!f,
-			    cfg->algo == AFCD_ALGO_AFD ? afcd_rand() & 0xffff : 0, &in);
+			    cfg->algo == AFCD_ALGO_AFD ? afcd_flow_rand(f) & 0xffff : 0, &in);
 	}
 	/* IP without flow state (insert failed): EDT and horizon only. */
 

@@ -57,10 +57,12 @@ struct afcd_ctl_maps {
 
 AFCD_INLINE int afcd_ctl_lookup(__u32 ifindex, __u32 slot, struct afcd_ctl_maps *m)
 {
-	m->c = bpf_map_lookup_elem(&afcd_cfg, &ifindex);
+	__u32 cslot = 0;
+
+	m->c = afcd_cfg_of(ifindex, &cslot);
 	if (!m->c || m->c->abi != AFCD_ABI_VERSION)
 		return -AFCD_ENOENT;
-	if (m->c->slot != slot)
+	if (cslot != slot)
 		return -AFCD_EINVAL;
 	m->q = bpf_map_lookup_elem(&afcd_queue, &slot);
 	m->e = bpf_map_lookup_elem(&afcd_est, &slot);

@@ -236,6 +236,22 @@ AFCD_INLINE __u32 afcd_afd_drop_q16(__u32 m_fair, __u32 m_i)
 	return (__u32)(AFCD_Q16_ONE - r);
 }
 
+/* The next output of a splitmix64 generator (Steele, Lea, Flood, "Fast
+ * splittable pseudorandom number generators", OOPSLA 2014; the finaliser
+ * constants of Vigna's public-domain splitmix64.c) with state *s: 32
+ * bits, uniform on [0, 2^32). Each flow owns one (afcd_flow.rng), seeded
+ * from bpf_get_prandom_u32() when its entry is created, so that its
+ * sampling and AFD coins cost no helper call (issue 12). Any seed is
+ * valid; every seed has period 2^64. */
+AFCD_INLINE __u32 afcd_rng_next(__u64 *s)
+{
+	__u64 z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (__u32)((z ^ (z >> 31)) >> 32);
+}
+
 /* Byte-weighted sampling (ALGORITHM.md sec. 3): true with probability
  * min(1, len / sample_bytes), for rand uniform on [0, 2^32). */
 AFCD_INLINE int afcd_sample_hit(__u32 rand, __u32 len, __u64 sample_bytes)

@@ -25,9 +25,7 @@ int detach_dev(const char *dev, __u32 ifindex, bool quiet)
 	}
 	tc_remove_clsact_if_unused(ifindex);
 	if (have_pins) {
-		__u32 k;
-
-		if (bpf_map_get_next_key(p.cfg, NULL, &k))
+		if (!cfg_any(&p))
 			pins_unlink();   /* no interface left (still locked: no attach in between) */
 		pins_close(&p);
 	}

@@ -107,7 +107,30 @@ void pins_unlink(void)
 
 int cfg_lookup(struct pins *p, __u32 ifindex, struct afcd_config *c)
 {
-	return bpf_map_lookup_elem(p->cfg, &ifindex, c);
+	__u32 slot;
+
+	if (!ifindex)
+		return -1;
+	if (ifindex < AFCD_IFSLOT_MAX) {
+		if (bpf_map_lookup_elem(p->ifslot, &ifindex, &slot) || !slot--)
+			return -1;
+		return !bpf_map_lookup_elem(p->cfg, &slot, c) && c->ifindex == ifindex ? 0 : -1;
+	}
+	for (slot = 0; slot < AFCD_MAX_IFACES; slot++)
+		if (!bpf_map_lookup_elem(p->cfg, &slot, c) && c->ifindex == ifindex)
+			return 0;
+	return -1;
+}
+
+bool cfg_any(struct pins *p)
+{
+	struct afcd_config c;
+	__u32 slot;
+
+	for (slot = 0; slot < AFCD_MAX_IFACES; slot++)
+		if (!bpf_map_lookup_elem(p->cfg, &slot, &c) && c.ifindex)
+			return true;
+	return false;
 }
 
 int cfg_check_netns(struct pins *p, __u32 ifindex, const char *dev, bool claim)
@@ -228,8 +251,8 @@ void pins_unlock(int fd)
  * pins_lock() held. */
 static int slot_choose(struct pins *p, __u32 ifindex, __u32 *slot, bool *existing)
 {
-	__u32 key, next, *prev = NULL, used = 0;
 	struct afcd_config c;
+	__u32 key;
 
 	if (!cfg_lookup(p, ifindex, &c) && c.slot < AFCD_MAX_IFACES) {
 		*slot = c.slot;
@@ -237,14 +260,8 @@ static int slot_choose(struct pins *p, __u32 ifindex, __u32 *slot, bool *existin
 		return 0;
 	}
 	*existing = false;
-	while (!bpf_map_get_next_key(p->cfg, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (!bpf_map_lookup_elem(p->cfg, &key, &c) && c.slot < AFCD_MAX_IFACES)
-			used |= 1u << c.slot;
-	}
 	for (key = 0; key < AFCD_MAX_IFACES; key++)
-		if (!(used & (1u << key))) {
+		if (!bpf_map_lookup_elem(p->cfg, &key, &c) && !c.ifindex) {
 			*slot = key;
 			return 0;
 		}
@@ -294,7 +311,13 @@ int config_write_locked(struct pins *p, __u32 ifindex, struct afcd_config *c)
 			bpf_map_update_elem(p->queue, &slot, &q, BPF_ANY);
 		}
 	}
-	err = bpf_map_update_elem(p->cfg, &ifindex, c, BPF_ANY);
+	/* the config first, then the index that leads the datapath to it */
+	err = bpf_map_update_elem(p->cfg, &slot, c, BPF_ANY);
+	if (!err && ifindex < AFCD_IFSLOT_MAX) {
+		__u32 v = slot + 1;
+
+		err = bpf_map_update_elem(p->ifslot, &ifindex, &v, BPF_ANY);
+	}
 	if (err) {
 		pr_warn("cannot write the config: %s", strerror(errno));
 		return -1;
@@ -351,15 +374,21 @@ int check_netns(__u32 ifindex, const char *dev, bool claim)
 
 int config_delete_locked(struct pins *p, __u32 ifindex, struct afcd_config *old)
 {
+	struct afcd_config c = {0};
 	struct afcd_queue q = {0};
 	struct afcd_est e = {0};
 	struct afcd_scan sc = {0};
+	__u32 none = 0;
 
 	if (cfg_lookup(p, ifindex, old))
 		return -1;
-	/* without its config, the slot's refresh timer stops at its next firing */
-	bpf_map_delete_elem(p->cfg, &ifindex);
+	/* the index first, then the config (the other way round from
+	 * config_write_locked()); without its config, the slot's refresh
+	 * timer stops at its next firing */
+	if (ifindex < AFCD_IFSLOT_MAX)
+		bpf_map_update_elem(p->ifslot, &ifindex, &none, BPF_ANY);
 	if (old->slot < AFCD_MAX_IFACES) {
+		bpf_map_update_elem(p->cfg, &old->slot, &c, BPF_ANY);
 		bpf_map_update_elem(p->queue, &old->slot, &q, BPF_ANY);
 		bpf_map_update_elem(p->est, &old->slot, &e, BPF_ANY);
 		bpf_map_update_elem(p->scan, &old->slot, &sc, BPF_ANY);

@@ -35,8 +35,11 @@ void pins_unlink(void);
 int pins_lock(void);
 void pins_unlock(int fd);
 
-/* ifindex's config: 0, or -1 (none). */
+/* ifindex's config (found as the datapath finds it: afcd_ifslot, or a
+ * scan of the slots for an ifindex beyond it): 0, or -1 (none). */
 int cfg_lookup(struct pins *p, __u32 ifindex, struct afcd_config *c);
+/* Does any slot hold a config? */
+bool cfg_any(struct pins *p);
 
 /* Refuse (one line, -1) when ifindex's config was written from another
  * network namespace: the same ifindex there is another interface, and the

@@ -5,22 +5,32 @@
  * file only instantiates them. Every map is pinned by name (iproute2 and
  * the loader pin under AFCD_PIN_DIR) so that hand-attached programs, the
  * loader and the tools share one set of maps. State inside is keyed by
- * ifindex (config, flows) or by the interface's slot (queue, estimates,
- * ring), so interfaces never share a queue, shadow buffer or flow.
+ * the interface's slot (config, queue, estimates, ring) or carry the
+ * ifindex (flows), so interfaces never share a queue, shadow buffer or
+ * flow.
  */
 #ifndef AFCD_MAPS_BPF_H
 #define AFCD_MAPS_BPF_H
 
 #include "afcd_maps.h"
 
-/* Config per interface, keyed by ifindex. */
+/* Config per interface slot. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, AFCD_MAX_IFACES);
 	__type(key, __u32);
 	__type(value, struct afcd_config);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } afcd_cfg SEC(".maps");
+
+/* The slot of an interface, indexed by ifindex: slot + 1, 0 = none. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, AFCD_IFSLOT_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} afcd_ifslot SEC(".maps");
 
 /* Loader estimates per interface slot (m_fair, N, global target, heartbeat). */
 struct {
@@ -103,5 +113,58 @@ struct {
 	__type(value, struct afcd_timer);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } afcd_timer SEC(".maps");
+
+/* The slot whose config is ifindex's, found by scanning the slots, or
+ * -1. A global function: the verifier checks it once, and its caller
+ * continues with one state (an unknown slot) instead of one per slot. */
+__attribute__((noinline)) int afcd_slot_scan(__u32 ifindex)
+{
+	struct afcd_config *c;
+	__u32 key;
+	__u64 n;
+
+	/* the counter stays in a register and the key is a copy: a counter
+	 * whose address the lookup takes lives on the stack, where the
+	 * verifier loses its bound */
+	for (n = 0; n < AFCD_MAX_IFACES; n++) {
+		key = (__u32)n;
+		c = bpf_map_lookup_elem(&afcd_cfg, &key);
+		if (c && c->ifindex == ifindex)
+			return (int)n;
+	}
+	return -1;
+}
+
+/* The config of ifindex and its slot: afcd_ifslot[ifindex], or for an
+ * ifindex beyond it afcd_slot_scan(); NULL when the interface has none
+ * (or its slot is being reassigned). Array lookups only, which the
+ * verifier inlines: no hash of the ifindex per packet. */
+static __always_inline struct afcd_config *afcd_cfg_of(__u32 ifindex, __u32 *slot)
+{
+	struct afcd_config *c;
+	__u32 *s, i;
+
+	if (ifindex < AFCD_IFSLOT_MAX) {
+		s = bpf_map_lookup_elem(&afcd_ifslot, &ifindex);
+		if (!s || !*s)
+			return 0;
+		i = *s - 1;
+	} else {
+		int r = afcd_slot_scan(ifindex);
+
+		if (r < 0)
+			return 0;
+		i = (__u32)r;
+	}
+	/* one range for i from either path, or the verifier walks the rest
+	 * of the program twice */
+	if (i >= AFCD_MAX_IFACES)
+		return 0;
+	c = bpf_map_lookup_elem(&afcd_cfg, &i);
+	if (!c || c->ifindex != ifindex)
+		return 0;
+	*slot = i;
+	return c;
+}
 
 #endif /* AFCD_MAPS_BPF_H */

@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 5u
+#define AFCD_ABI_VERSION 6u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -44,7 +44,7 @@
  * tests/netns/test_lists.py keeps the Python side (PIN_NAMES) in step.
  * Names are at most 15 characters (BPF_OBJ_NAME_LEN is 16). */
 #define AFCD_PINS(FN)                                                             \
-	FN(cfg,    "afcd_cfg",      BPF_MAP_TYPE_HASH,          __u32, struct afcd_config) \
+	FN(cfg,    "afcd_cfg",      BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_config) \
 	FN(est,    "afcd_est",      BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_est)    \
 	FN(queue,  "afcd_queue",    BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_queue)  \
 	FN(flows,  "afcd_flows",    BPF_MAP_TYPE_LRU_HASH,      struct afcd_flow_key, struct afcd_flow) \
@@ -53,7 +53,8 @@
 	FN(global, "afcd_global",   BPF_MAP_TYPE_PERCPU_ARRAY,  __u32, __u64)              \
 	FN(scan,   "afcd_scan",     BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_scan)   \
 	FN(timer,  "afcd_timer",    BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_timer)  \
-	FN(hist,   "afcd_sb_hist",  BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_sb_hist)
+	FN(hist,   "afcd_sb_hist",  BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_sb_hist) \
+	FN(ifslot, "afcd_ifslot",   BPF_MAP_TYPE_ARRAY,         __u32, __u32)
 
 /* The pinned tcx link of an interface attached with `afcd attach --attach
  * tcx` (printf format, ifindex): it keeps the program attached after the
@@ -68,10 +69,16 @@
 
 /* Interfaces that may run the program at once: each configured interface
  * owns one slot (0..AFCD_MAX_IFACES-1) of the per-interface ARRAY maps
- * (queue, estimates, shadow-buffer ring), so that the per-packet path
- * does one hash lookup (config by ifindex) and inlined array lookups.
- * The rings are preallocated: 16 * 180 KiB. */
+ * (config, queue, estimates, shadow-buffer ring), so that the per-packet
+ * path finds its interface with array lookups only, which the verifier
+ * inlines (issue 12: a hash lookup by ifindex cost 30 ns a packet, as
+ * much as the rest of the fairness module). The rings are preallocated:
+ * 16 * 180 KiB. */
 #define AFCD_MAX_IFACES      16
+/* afcd_ifslot covers ifindex 1..AFCD_IFSLOT_MAX-1 directly (256 KiB); an
+ * interface with a larger ifindex (a host that has created and destroyed
+ * that many) is found by a scan of the AFCD_MAX_IFACES configs. */
+#define AFCD_IFSLOT_MAX      65536
 /* Largest shadow buffer, in samples (slots). Default 2000 (Table 3.1). */
 #define AFCD_SB_SIZE_MAX     4096
 #define AFCD_SB_SIZE_DEFAULT 2000
@@ -233,11 +240,17 @@ enum afcd_verdict {
 	AFCD_V_DROP_POLICE,  /* the fair-rate policer (counted in AQM drops too) */
 };
 
-/* ---- Config: map afcd_cfg ---------------------------------------------
- * BPF_MAP_TYPE_HASH, key __u32 ifindex, value struct afcd_config. Written
- * by the loader or `afcd set` (which also assign the slot and initialise
- * afcd_queue[slot]); read-only for the datapath. An interface without a
- * valid entry passes packets untouched (AFCD_G_UNCONFIGURED).
+/* ---- Config: maps afcd_cfg and afcd_ifslot ----------------------------
+ * afcd_cfg: BPF_MAP_TYPE_ARRAY indexed by slot (0..AFCD_MAX_IFACES-1),
+ * value struct afcd_config; ifindex 0 marks a free slot. afcd_ifslot:
+ * BPF_MAP_TYPE_ARRAY indexed by ifindex (< AFCD_IFSLOT_MAX), value
+ * slot + 1 (0 = not configured). Written by the loader or `afcd set`
+ * (which also initialise afcd_queue[slot]) in this order: the config,
+ * then afcd_ifslot; deleted the other way round. Read-only for the
+ * datapath, which takes a config only when its ifindex is the packet's
+ * (a slot being reassigned is never read as another interface's). An
+ * interface without a valid entry passes packets untouched
+ * (AFCD_G_UNCONFIGURED).
  */
 struct afcd_config {
 	__u32 abi;              /* AFCD_ABI_VERSION, else the entry is ignored */
@@ -259,8 +272,8 @@ struct afcd_config {
 	__u32 mtu_bytes;        /* largest packet, bytes: FaLL lower clamp 2*tx(MTU) */
 	__u32 alpha_milli;      /* AFD controller alpha * 1000 (refresh step) */
 	__u32 beta_milli;       /* AFD controller beta * 1000 (refresh step) */
-	__u32 slot;             /* index into afcd_queue/afcd_est/afcd_sb_ring, < AFCD_MAX_IFACES */
-	__u32 ifindex;          /* the key, repeated for readers of a dump */
+	__u32 slot;             /* this entry's index, repeated for readers of a dump */
+	__u32 ifindex;          /* the interface (0: free slot) */
 	__u64 netns_cookie;     /* network namespace of the interface (SO_NETNS_COOKIE of
 				 * the writer), 0 = unknown. The pins are shared by every
 				 * namespace that mounts this bpffs and ifindexes repeat
@@ -483,10 +496,14 @@ struct afcd_flow {
 	__u64 target_ns;       /* last target_i (U64_MAX: never dropped, m_i < m_fair) */
 	__u64 vt_ns;           /* policer clock: departure at the fair rate of its last
 				  * admitted packet (AFCD_F_POLICE; unused while a mouse) */
+	__u64 rng;             /* the flow's splitmix64 state (afcd_rng_next()): its
+				  * sampling and AFD coins, seeded by bpf_get_prandom_u32()
+				  * when the entry is created; a helper call a packet cost
+				  * 20 ns (issue 12) */
 	__u32 m_i;             /* samples in the shadow buffer (atomic) */
 	__u32 last_verdict;    /* enum afcd_verdict of its last packet */
 };
-_Static_assert(sizeof(struct afcd_flow) == 112, "afcd_flow ABI");
+_Static_assert(sizeof(struct afcd_flow) == 120, "afcd_flow ABI");
 
 /* ---- Shadow buffer: maps afcd_sb_ring and afcd_sb_count -----------------
  * afcd_sb_ring: BPF_MAP_TYPE_ARRAY indexed by slot, value the ring of

@@ -227,7 +227,9 @@ static struct afcd_bpf *afcd_open(int algo, int congested, int fresh)
 		c.stale_after_ns = 1000000000000000ULL;
 		bpf_map__update_elem(skel->maps.afcd_est, &slot, 4, &e, sizeof(e), BPF_ANY);
 	}
-	bpf_map__update_elem(skel->maps.afcd_cfg, &key, 4, &c, sizeof(c), BPF_ANY);
+	bpf_map__update_elem(skel->maps.afcd_cfg, &slot, 4, &c, sizeof(c), BPF_ANY);
+	key = slot + 1;
+	bpf_map__update_elem(skel->maps.afcd_ifslot, &c.ifindex, 4, &key, 4, BPF_ANY);
 	bpf_map__update_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), BPF_ANY);
 	return skel;
 }

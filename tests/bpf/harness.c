@@ -65,6 +65,31 @@ __u32 slot_of(__u32 ifindex)
 	return ifindex == 1 ? 0 : 1;
 }
 
+/* Write c into afcd_cfg[slot], then point afcd_ifslot[ifindex] at it,
+ * as the loader does, without checking or completing anything. */
+void put_cfg(__u32 ifindex, __u32 slot, const struct afcd_config *c)
+{
+	__u32 v = slot + 1;
+	int err;
+
+	err = bpf_map__update_elem(skel->maps.afcd_cfg, &slot, 4, c, sizeof(*c), BPF_ANY);
+	CHECK(!err, "cfg update: %d", err);
+	err = bpf_map__update_elem(skel->maps.afcd_ifslot, &ifindex, 4, &v, 4, BPF_ANY);
+	CHECK(!err, "ifslot update: %d", err);
+}
+
+/* Remove ifindex's config as the loader does: its index, then the slot. */
+void del_cfg(__u32 ifindex)
+{
+	struct afcd_config c = {0};
+	__u32 zero = 0, slot = slot_of(ifindex);
+
+	CHECK(!bpf_map__update_elem(skel->maps.afcd_ifslot, &ifindex, 4, &zero, 4, BPF_ANY),
+	      "ifslot clear");
+	CHECK(!bpf_map__update_elem(skel->maps.afcd_cfg, &slot, 4, &c, sizeof(c), BPF_ANY),
+	      "cfg clear");
+}
+
 /* Write the config and, like the loader, claim the slot (zeroed queue
  * owned by ifindex) unless this interface already owns it. */
 void set_cfg(__u32 ifindex, const struct afcd_config *cfg)
@@ -76,9 +101,7 @@ void set_cfg(__u32 ifindex, const struct afcd_config *cfg)
 
 	c.slot = slot;
 	c.ifindex = ifindex;
-	err = bpf_map__update_elem(skel->maps.afcd_cfg, &ifindex, sizeof(ifindex),
-				   &c, sizeof(c), BPF_ANY);
-	CHECK(!err, "cfg update: %d", err);
+	put_cfg(ifindex, slot, &c);
 	if (!bpf_map__lookup_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), 0) &&
 	    q.ifindex == ifindex)
 		return;

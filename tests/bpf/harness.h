@@ -63,6 +63,8 @@ struct afcd_config cfg_base(__u32 algo);
 __u32 slot_of(__u32 ifindex);
 /* Write config, estimate and clock as the loader and the test clock do. */
 void set_cfg(__u32 ifindex, const struct afcd_config *cfg);
+void put_cfg(__u32 ifindex, __u32 slot, const struct afcd_config *c);
+void del_cfg(__u32 ifindex);
 void set_est(__u32 ifindex, __u32 m_fair, __u64 gt_ns);
 void set_now(__u64 t);
 /* Run one frame on ifindex (run(): on the default one): 0, or -1. */

@@ -139,7 +139,7 @@ static void test_ctl_timer_refreshes_and_stops(void)
 	put_scan(1, &sc);
 	CHECK_EQ(ctl_op(AFCD_CTL_ARM, 1, slot, 0, 0, NULL), 0);
 	usleep(20 * 1000);
-	CHECK(!bpf_map__delete_elem(skel->maps.afcd_cfg, &(__u32){1}, 4, 0), "cfg delete");
+	del_cfg(1);
 	usleep(20 * 1000);
 	r1 = get_est(1).refreshes;
 	usleep(30 * 1000);

@@ -171,7 +171,7 @@ static void test_unconfigured_passthrough(void)
 	struct pkt_spec s = pkt_tcp4(1000, 1514);
 	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
 	struct out o;
-	__u32 one = 1, slot = 0;
+	__u32 slot = 0;
 
 	SETUP();
 	CHECK_EQ(run(&s, &o), TC_ACT_OK);        /* no config at all */
@@ -181,11 +181,17 @@ static void test_unconfigured_passthrough(void)
 	CHECK_EQ(run(&s, &o), TC_ACT_OK);
 	CHECK_EQ(o.tstamp, 0);
 	CHECK_EQ(gstat(AFCD_G_UNCONFIGURED), 2);
-	/* a config whose slot belongs to no / another interface is ignored */
+	/* an index that leads to another interface's config is no config */
 	c.abi = AFCD_ABI_VERSION;
 	c.slot = 0;
+	c.ifindex = 2;
+	put_cfg(1, 0, &c);
+	CHECK_EQ(run(&s, &o), TC_ACT_OK);
+	CHECK_EQ(o.tstamp, 0);
+	CHECK_EQ(gstat(AFCD_G_UNCONFIGURED), 3);
+	/* a config whose slot belongs to no / another interface is ignored */
 	c.ifindex = 1;
-	bpf_map__update_elem(skel->maps.afcd_cfg, &one, 4, &c, sizeof(c), BPF_ANY);
+	put_cfg(1, 0, &c);
 	{
 		struct afcd_queue q = { .ifindex = 77 };
 

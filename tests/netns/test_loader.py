@@ -625,3 +625,30 @@ def test_same_ifindex_in_another_netns_refused(pair):
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert afcd_stats(a, "v0", flows=False, dt=0)["config"] == before
     assert nslib.hooks(b, "v1") == []
+
+
+def test_ifindex_beyond_the_index_found_by_the_scan(pair):
+    """Expected result: an interface whose ifindex is past afcd_ifslot
+    (AFCD_IFSLOT_MAX, 65536) is configured, counts its packets and
+    detaches like any other, next to one found through the index; each
+    keeps its own slot and counters."""
+    a, b = pair
+    in_ns(a, ["ip", "link", "add", "w0", "index", "70000", "type", "veth", "peer", "name", "w1",
+              "netns", b])
+    in_ns(a, ["ip", "addr", "add", "198.18.1.1/24", "dev", "w0"])
+    in_ns(b, ["ip", "addr", "add", "198.18.1.2/24", "dev", "w1"])
+    in_ns(a, ["ip", "link", "set", "w0", "up"])
+    in_ns(b, ["ip", "link", "set", "w1", "up"])
+    p0 = start_loader(a, "v0", "rate", RATE, "--skip-fq-check")
+    p1 = start_loader(a, "w0", "rate", "50mbit", "--skip-fq-check")
+    try:
+        in_ns(a, ["ping", "-c", "5", "-i", "0.2", "-W", "1", "198.18.1.2"])
+        s1 = afcd_stats(a, "w0", flows=False, dt=0)
+        s0 = afcd_stats(a, "v0", flows=False, dt=0)
+        assert s1["ifindex"] == 70000 and s1["config"]["rate_bps"] == 50_000_000
+        assert s1["queue"]["passed"] >= 5, s1["queue"]
+        assert s0["slot"] != s1["slot"] and s0["ifindex"] != 70000
+    finally:
+        assert stop(p1) == 0
+        assert stop(p0) == 0
+    assert nslib.hooks(a, "w0") == []
