@@ -295,7 +295,7 @@ int afcd_egress(struct __sk_buff *skb)
 			struct afcd_sb_hist *h = bpf_map_lookup_elem(&afcd_sb_hist, &slot);
 
 			afcd_fair_now(cfg, bpf_map_lookup_elem(&afcd_est, &slot), q->n_active,
-				      h ? *(volatile __u32 *)&h->n[1] : 0, in.now_ns, &fs);
+				      h ? *(volatile __u32 *)&h->n[1] : 0, in.now_ns, &q->fb_gt, &fs);
 		}
 		afcd_inputs(cfg, &fs, f ? f->m_i : 0, !!f,
 			    cfg->algo == AFCD_ALGO_AFD ? afcd_flow_rand(f) & 0xffff : 0, &in);

@@ -59,8 +59,34 @@ struct afcd_fair {
 	__u8  stale;
 };
 
+/* FaLL's fallback global target for n_long flows: gc's value while it
+ * was computed for the same N (clamped as afcd_fall_global_target_ns()
+ * clamps it) less than update_period ago, else computed and stored
+ * there (gc NULL: always computed). */
+AFCD_INLINE __u64 afcd_fall_fallback_gt(const struct afcd_config *c, __s32 n_long, __u64 now,
+					struct afcd_gt_cache *gc)
+{
+	__u64 n = n_long <= 1 ? 1 : n_long >= (1 << 13) ? (1 << 13) : (__u64)n_long, v, gt;
+
+	if (gc) {
+		v = *(volatile __u64 *)&gc->v;
+		if (v && v >> 34 == n &&
+		    now - *(volatile __u64 *)&gc->at_ns < c->update_period_ns)
+			return v & ((1ULL << 34) - 1);
+	}
+	gt = afcd_fall_global_target_ns(c->rtt_ns, (__s32)n,
+					2 * afcd_tx_ns(c->mtu_bytes, c->rate_bps), c->interval_ns);
+	if (gc && gt < (1ULL << 34)) {
+		gc->v = n << 34 | gt;
+		gc->at_ns = now;
+	}
+	return gt;
+}
+
+/* gc: the interface's cache of FaLL's fallback global target (NULL: none). */
 AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_est *e,
-			       __s32 n_active, __u32 n_mice, __u64 now, struct afcd_fair *fs)
+			       __s32 n_active, __u32 n_mice, __u64 now, struct afcd_gt_cache *gc,
+			       struct afcd_fair *fs)
 {
 	__s32 n;
 
@@ -84,9 +110,7 @@ AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_es
 	fs->m_fair = afcd_m_fair_fallback(c->sb_size, n);
 	/* FaLL's N leaves the mice out, as the refresh step's n_long does */
 	fs->gt_ns = c->algo == AFCD_ALGO_FALL ?
-		afcd_fall_global_target_ns(c->rtt_ns, n_active - (__s32)n_mice,
-					   2 * afcd_tx_ns(c->mtu_bytes, c->rate_bps),
-					   c->interval_ns) : 0;
+		afcd_fall_fallback_gt(c, n_active - (__s32)n_mice, now, gc) : 0;
 	/* the fallback policer (issue 11.8): without the scan's water level,
 	 * a flow holding more than the equal share of the ring (sb_size / N)
 	 * (the mice aggregate too, on its own clock) is held at rate / N, and

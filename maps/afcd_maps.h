@@ -430,6 +430,17 @@ struct afcd_codel_vars {
 };
 _Static_assert(sizeof(struct afcd_codel_vars) == 24, "afcd_codel_vars ABI");
 
+/* The datapath's last FaLL fallback global target (ALGORITHM.md sec. 3a:
+ * RTT / sqrt(N) while no fresh estimate), reused by the packets that
+ * follow while N is the same and it is younger than update_period:
+ * computing it cost 30 ns a packet (issue 12). Written and read by any
+ * CPU without a lock: the value is one word, and a time torn from it
+ * only makes it live up to one more update_period. */
+struct afcd_gt_cache {
+	__u64 v;                 /* N << 34 | global target, ns (< 2^34); 0 = empty */
+	__u64 at_ns;             /* when it was computed */
+};
+
 /* ---- Queue: map afcd_queue ---------------------------------------------
  * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_queue. The
  * configuring tool zeroes the slot and writes its ifindex; the datapath
@@ -453,10 +464,11 @@ struct afcd_queue {
 	__u64 sojourn_sum_ns;    /* sum of the predicted sojourn of admitted packets
 				  * (with stats[AFCD_S_PASSED]: the refresh step's mean queue) */
 	__u64 mice_vt_ns;        /* policer clock of the mice aggregate (AFCD_F_POLICE) */
+	struct afcd_gt_cache fb_gt; /* FaLL's fallback global target, last computed */
 	__u64 stats[AFCD_S__MAX];   /* enum afcd_stat, atomic */
 	__u64 astats[AFCD_A__MAX];  /* enum afcd_astat, atomic */
 };
-_Static_assert(sizeof(struct afcd_queue) == 96 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX,
+_Static_assert(sizeof(struct afcd_queue) == 112 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX,
 	       "afcd_queue ABI");
 
 /* ---- Flow key ------------------------------------------------------------

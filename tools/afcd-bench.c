@@ -7,8 +7,13 @@
  *
  * Cost: for each algo, scenario and flow count the flow map is first
  * warmed with that many distinct flows, then SAMPLES packets spread over
- * those flows are each run REPEAT times; the table gives the mean
- * ns/packet.
+ * those flows are each run REPEAT times: one measurement, the mean
+ * ns/packet. Each program is measured ROUNDS times, alternating with the
+ * minimal EDT program on the same packets, and keeps its fastest
+ * measurement (interference only ever adds time); the ratio of a cell is
+ * taken against the baseline measured beside it, so that a machine
+ * whose speed drifts during the run (a busy neighbour, a frequency step)
+ * does not bend it.
  *   "idle":      rate 1 Tbit/s, the virtual queue stays empty;
  *   "congested": rate 1 Gbit/s, horizon 10 s: the queue sits far above
  *                target and the drop law is active;
@@ -22,7 +27,8 @@
  * interface, congested, fresh estimate); scaling_2cpu is the aggregate
  * packets per second on 2 CPUs divided by that on 1.
  *
- *   build/afcd-bench [-r REPEAT] [-s SAMPLES] [-j]     (root)
+ *   build/afcd-bench [-r REPEAT] [-s SAMPLES] [-n ROUNDS] [-c] [-j]     (root)
+ *   -c: the scaling only
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,7 +48,7 @@
 #include "bench.skel.h"
 #include "pkt.h"
 
-static int repeat = 20000, samples = 32, json;
+static int repeat = 20000, samples = 32, rounds = 3, json, scaling_only;
 
 static const char *algo_name[] = { "droptail", "codel", "afd", "afcd", "fall" };
 static const unsigned flow_counts[] = { 1, 100, 10000, 100000 };
@@ -88,17 +94,25 @@ static int run_pkt(int prog_fd, unsigned i, int runs, __u32 *mean_ns)
 	return 0;
 }
 
-/* mean ns/run of prog over `samples` packets spread over nflows, after
- * warming the maps with nflows distinct flows. */
+/* One packet of each of nflows distinct flows through prog: 0, or -1. */
+static int warm(int prog_fd, unsigned nflows)
+{
+	unsigned i;
+
+	for (i = 0; i < nflows; i++)
+		if (run_pkt(prog_fd, i, 1, NULL))
+			return -1;
+	return 0;
+}
+
+/* One measurement: mean ns/run of prog over `samples` packets spread over
+ * nflows, each run `repeat` times; -1 on error. */
 static double measure(int prog_fd, unsigned nflows)
 {
 	double total = 0;
 	__u32 d;
 	unsigned i;
 
-	for (i = 0; i < nflows; i++)
-		if (run_pkt(prog_fd, i, 1, NULL))
-			return -1;
 	for (i = 0; i < (unsigned)samples; i++) {
 		if (run_pkt(prog_fd, (unsigned)((unsigned long long)i * nflows / samples),
 			    repeat, &d))
@@ -106,6 +120,29 @@ static double measure(int prog_fd, unsigned nflows)
 		total += d;
 	}
 	return total / samples;
+}
+
+/* The fastest of `rounds` measurements of prog and of the baseline
+ * base_fd, alternating, after warming prog with nflows flows: 0, or -1. */
+static int paired(int prog_fd, int base_fd, unsigned nflows, double *ns, double *base_ns)
+{
+	double a, b;
+	int r;
+
+	*ns = *base_ns = -1;
+	if (warm(prog_fd, nflows))
+		return -1;
+	for (r = 0; r < rounds; r++) {
+		b = measure(base_fd, nflows);
+		a = measure(prog_fd, nflows);
+		if (a < 0 || b < 0)
+			return -1;
+		if (*ns < 0 || a < *ns)
+			*ns = a;
+		if (*base_ns < 0 || b < *base_ns)
+			*base_ns = b;
+	}
+	return 0;
 }
 
 /* ---- scaling: the same program on 1 and on 2 CPUs at once ------------- */
@@ -198,7 +235,10 @@ static struct afcd_bpf *afcd_open(int algo, int congested, int fresh)
 		.horizon_ns = congested ? 10000000000ULL : AFCD_DEF_HORIZON_NS,
 		.rtt_ns = 20000000, .stale_after_ns = AFCD_DEF_STALE_AFTER_NS,
 		.sb_size = AFCD_SB_SIZE_DEFAULT, .mtu_bytes = 1514,
-		.flags = AFCD_F_POLICE,
+		.flags = AFCD_F_POLICE, .alpha_milli = AFCD_DEF_ALPHA_MILLI,
+		.beta_milli = AFCD_DEF_BETA_MILLI, .window_ns = AFCD_DEF_WINDOW_NS,
+		.update_period_ns = algo == AFCD_ALGO_FALL ? AFCD_DEF_PERIOD_FALL_NS :
+				    AFCD_DEF_PERIOD_AFCD_NS,
 	};
 	struct afcd_queue q = { .ifindex = 1 };
 	__u32 key = 1, slot = 0;
@@ -234,16 +274,18 @@ static struct afcd_bpf *afcd_open(int algo, int congested, int fresh)
 	return skel;
 }
 
-static double run_afcd(int algo, unsigned nflows, int sc)
+/* afcd_egress of algo in scenario sc on nflows flows, paired with the
+ * baseline base_fd: 0, or -1. */
+static int run_afcd(int algo, unsigned nflows, int sc, int base_fd, double *ns, double *base_ns)
 {
 	struct afcd_bpf *skel = afcd_open(algo, sc & 1, sc & 2);
-	double ns;
+	int err;
 
 	if (!skel)
 		return -1;
-	ns = measure(bpf_program__fd(skel->progs.afcd_egress), nflows);
+	err = paired(bpf_program__fd(skel->progs.afcd_egress), base_fd, nflows, ns, base_ns);
 	afcd_bpf__destroy(skel);
-	return ns;
+	return err;
 }
 
 static double scale_afcd(int algo)
@@ -261,23 +303,21 @@ static double scale_afcd(int algo)
 enum { B_EMPTY, B_EDT_MIN, B_EDT_LOCK, B__MAX };
 static const char *base_name[B__MAX] = { "empty", "edt_min", "edt_lock" };
 
-/* measure (or, with nflows 0, scale) a baseline program */
-static double run_baseline(int b, unsigned nflows)
+/* The baselines, loaded once for the whole run (state: one interface at
+ * 1 Gbit/s). */
+static struct bench_bpf *bench_open(int fd[B__MAX])
 {
 	struct bench_bpf *skel = bench_bpf__open_and_load();
 	struct { __u64 t_last_ns, rate_bps, lock; } st = { 0, 1000000000ULL, 0 };
-	struct bpf_program *p;
 	__u32 key = 1;
-	double ns;
 
 	if (!skel)
-		return -1;
+		return NULL;
 	bpf_map__update_elem(skel->maps.bench_state, &key, 4, &st, sizeof(st), BPF_ANY);
-	p = b == B_EMPTY ? skel->progs.bench_empty :
-	    b == B_EDT_MIN ? skel->progs.bench_edt_min : skel->progs.bench_edt_lock;
-	ns = nflows ? measure(bpf_program__fd(p), nflows) : scaling(bpf_program__fd(p));
-	bench_bpf__destroy(skel);
-	return ns;
+	fd[B_EMPTY] = bpf_program__fd(skel->progs.bench_empty);
+	fd[B_EDT_MIN] = bpf_program__fd(skel->progs.bench_edt_min);
+	fd[B_EDT_LOCK] = bpf_program__fd(skel->progs.bench_edt_lock);
+	return skel;
 }
 
 static void json_row(const char *name, const double *v, int first)
@@ -286,56 +326,87 @@ static void json_row(const char *name, const double *v, int first)
 
 	printf("%s\n \"%s\": [", first ? "" : ",", name);
 	for (f = 0; f < NFC; f++)
-		printf("%s%.1f", f ? ", " : "", v[f]);
+		printf("%s%.*f", f ? ", " : "", v[f] < 10 ? 3 : 1, v[f]);
 	printf("]");
+}
+
+/* The fastest baseline measurement of each column, in m[f]. */
+static void keep_min(double *m, unsigned f, double x)
+{
+	if (m[f] < 0 || x < m[f])
+		m[f] = x;
 }
 
 int main(int argc, char **argv)
 {
-	double base[B__MAX][NFC], r[NSC][AFCD_ALGO__MAX][NFC], ratio, worst[NSC] = { 0 };
-	double sc_base[B__MAX], sc_afcd[2], grow;
-	int opt, a, sc, b;
+	double base[B__MAX][NFC], r[NSC][AFCD_ALGO__MAX][NFC], ratio[NSC][AFCD_ALGO__MAX][NFC];
+	double sc_base[B__MAX], sc_afcd[2], grow, x, b, worst = 0;
+	int opt, a, sc, i, fd[B__MAX];
+	struct bench_bpf *bskel;
 	unsigned f;
 
-	while ((opt = getopt(argc, argv, "r:s:jh")) != -1) {
+	while ((opt = getopt(argc, argv, "r:s:n:cjh")) != -1) {
 		switch (opt) {
 		case 'r': repeat = atoi(optarg); break;
 		case 's': samples = atoi(optarg); break;
+		case 'n': rounds = atoi(optarg); break;
+		case 'c': scaling_only = 1; break;
 		case 'j': json = 1; break;
 		default:
-			fprintf(stderr, "usage: %s [-r REPEAT] [-s SAMPLES] [-j]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-r REPEAT] [-s SAMPLES] [-n ROUNDS] [-c] [-j]\n",
+				argv[0]);
 			return 2;
 		}
 	}
-	if (repeat < 1 || samples < 1) {
-		fprintf(stderr, "afcd-bench: -r and -s must be >= 1\n");
+	if (repeat < 1 || samples < 1 || rounds < 1) {
+		fprintf(stderr, "afcd-bench: -r, -s and -n must be >= 1\n");
 		return 2;
 	}
 	libbpf_set_print(libbpf_quiet);
-	for (f = 0; f < NFC; f++) {
-		for (b = 0; b < B__MAX; b++)
-			base[b][f] = run_baseline(b, flow_counts[f]);
-		for (sc = 0; sc < NSC; sc++)
-			for (a = 0; a < AFCD_ALGO__MAX; a++)
-				r[sc][a][f] = run_afcd(a, flow_counts[f], sc);
-		if (base[B_EMPTY][f] < 0 || base[B_EDT_MIN][f] < 0 || r[0][0][f] < 0) {
-			fprintf(stderr, "afcd-bench: BPF_PROG_TEST_RUN failed: %s (root needed)\n",
-				strerror(errno));
-			return 1;
-		}
+	bskel = bench_open(fd);
+	if (!bskel) {
+		fprintf(stderr, "afcd-bench: cannot load the baselines: %s (root needed)\n",
+			strerror(errno));
+		return 1;
 	}
-	for (b = B_EDT_MIN; b < B__MAX; b++)
-		sc_base[b] = run_baseline(b, 0);
+	for (i = 0; i < B__MAX; i++)
+		for (f = 0; f < NFC; f++)
+			base[i][f] = -1;
+	for (f = 0; f < NFC && !scaling_only; f++) {
+		for (i = B_EMPTY; i < B__MAX; i += 2) { /* empty and spin-locked */
+			if (paired(fd[i], fd[B_EDT_MIN], flow_counts[f], &base[i][f], &b))
+				goto fail;
+			keep_min(base[B_EDT_MIN], f, b);
+		}
+		for (sc = 0; sc < NSC; sc++)
+			for (a = 0; a < AFCD_ALGO__MAX; a++) {
+				if (run_afcd(a, flow_counts[f], sc, fd[B_EDT_MIN], &r[sc][a][f], &b))
+					goto fail;
+				keep_min(base[B_EDT_MIN], f, b);
+				ratio[sc][a][f] = r[sc][a][f] / b;
+			}
+	}
+	for (i = B_EDT_MIN; i < B__MAX; i++)
+		sc_base[i] = scaling(fd[i]);
 	sc_afcd[0] = scale_afcd(AFCD_ALGO_AFCD);
 	sc_afcd[1] = scale_afcd(AFCD_ALGO_FALL);
+	bench_bpf__destroy(bskel);
+	if (scaling_only) {
+		printf(json ? "{\"scaling_2cpu\": {\"edt_min\": %.2f, \"edt_lock\": %.2f, "
+			      "\"afcd\": %.2f, \"fall\": %.2f}}\n" :
+		       "scaling_2cpu: edt_min %.2f  edt_lock %.2f  afcd %.2f  fall %.2f\n",
+		       sc_base[B_EDT_MIN], sc_base[B_EDT_LOCK], sc_afcd[0], sc_afcd[1]);
+		return 0;
+	}
 
 	if (json) {
-		printf("{\"repeat\": %d, \"samples\": %d, \"flows\": [", repeat, samples);
+		printf("{\"repeat\": %d, \"samples\": %d, \"rounds\": %d, \"flows\": [",
+		       repeat, samples, rounds);
 		for (f = 0; f < NFC; f++)
 			printf("%s%u", f ? ", " : "", flow_counts[f]);
 		printf("],");
-		for (b = 0; b < B__MAX; b++)
-			json_row(base_name[b], base[b], 0);
+		for (i = 0; i < B__MAX; i++)
+			json_row(base_name[i], base[i], 0);
 		for (sc = 0; sc < NSC; sc++)
 			for (a = 0; a < AFCD_ALGO__MAX; a++) {
 				char name[48];
@@ -343,22 +414,31 @@ int main(int argc, char **argv)
 				snprintf(name, sizeof(name), "%s_%s", algo_name[a], sc_name[sc]);
 				json_row(name, r[sc][a], 0);
 			}
-		printf(",\n \"scaling_2cpu\": {\"edt_min\": %.2f, \"edt_lock\": %.2f, "
+		printf(",\n \"ratio_to_edt_min\": {");
+		for (sc = 0; sc < NSC; sc++)
+			for (a = 0; a < AFCD_ALGO__MAX; a++) {
+				char name[48];
+
+				snprintf(name, sizeof(name), "%s_%s", algo_name[a], sc_name[sc]);
+				json_row(name, ratio[sc][a], !sc && !a);
+			}
+		printf("},\n \"scaling_2cpu\": {\"edt_min\": %.2f, \"edt_lock\": %.2f, "
 		       "\"afcd\": %.2f, \"fall\": %.2f}}\n",
 		       sc_base[B_EDT_MIN], sc_base[B_EDT_LOCK], sc_afcd[0], sc_afcd[1]);
 		return 0;
 	}
-	printf("ns/packet, BPF_PROG_TEST_RUN mean of %d runs x %d packets "
-	       "(flow map bound %u)\n\n", repeat, samples, AFCD_FLOWS_MAX);
+	printf("ns/packet, BPF_PROG_TEST_RUN: fastest of %d measurements, each the mean of "
+	       "%d runs x %d packets (flow map bound %u)\n\n", rounds, repeat, samples,
+	       AFCD_FLOWS_MAX);
 	printf("%-26s", "program \\ flows");
 	for (f = 0; f < NFC; f++)
 		printf("%10u", flow_counts[f]);
 	printf("\n");
-	for (b = 0; b < B__MAX; b++) {
-		printf("%-26s", b == B_EMPTY ? "empty tc program" :
-		       b == B_EDT_MIN ? "minimal EDT (1 lookup)" : "minimal EDT, spin-locked");
+	for (i = 0; i < B__MAX; i++) {
+		printf("%-26s", i == B_EMPTY ? "empty tc program" :
+		       i == B_EDT_MIN ? "minimal EDT (1 lookup)" : "minimal EDT, spin-locked");
 		for (f = 0; f < NFC; f++)
-			printf("%10.1f", base[b][f]);
+			printf("%10.1f", base[i][f]);
 		printf("\n");
 	}
 	for (sc = 0; sc < NSC; sc++)
@@ -371,21 +451,28 @@ int main(int argc, char **argv)
 				printf("%10.1f", r[sc][a][f]);
 			printf("\n");
 		}
-	printf("\nratio to minimal EDT (aim <= 1.5x), growth 1 -> 100k flows (aim <= 1.2x):\n");
+	printf("\nratio to the minimal EDT program measured beside it (aim <= 1.5x), "
+	       "growth 1 -> 100k flows (aim <= 1.2x):\n");
 	for (sc = 0; sc < NSC; sc++)
 		for (a = AFCD_ALGO_AFCD; a <= AFCD_ALGO_FALL; a++) {
 			printf("  %-5s %-16s", algo_name[a], sc_name[sc]);
 			for (f = 0; f < NFC; f++) {
-				ratio = r[sc][a][f] / base[B_EDT_MIN][f];
-				if (ratio > worst[sc])
-					worst[sc] = ratio;
-				printf("%8.2fx", ratio);
+				x = ratio[sc][a][f];
+				if (x > worst)
+					worst = x;
+				printf("%8.2fx", x);
 			}
 			grow = r[sc][a][NFC - 1] / r[sc][a][0];
 			printf("   growth %.2fx\n", grow);
 		}
+	printf("  worst %.2fx\n", worst);
 	printf("\nscaling_2cpu (aggregate packets/s on 2 CPUs / on 1, congested, fresh; aim >= 1.7):\n");
 	printf("  edt_min %.2f  edt_lock %.2f  afcd %.2f  fall %.2f\n",
 	       sc_base[B_EDT_MIN], sc_base[B_EDT_LOCK], sc_afcd[0], sc_afcd[1]);
 	return 0;
+fail:
+	fprintf(stderr, "afcd-bench: BPF_PROG_TEST_RUN failed: %s (root needed)\n",
+		strerror(errno));
+	bench_bpf__destroy(bskel);
+	return 1;
 }

@@ -185,9 +185,44 @@ static void test_flow_flood_bounded(void)
 	unload();
 }
 
+/* Sampling through the datapath (ALGORITHM.md sec. 3): each flow's coins
+ * come from its own generator, and a flow of 1500-byte frames gets ten
+ * times the samples of one of 150-byte frames at the same packet rate:
+ * p = len / sample_bytes, so m_i is a byte share. */
+static void test_sampling_is_byte_weighted(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct pkt_spec big = pkt_tcp4(1000, 1500), small = pkt_tcp4(2000, 150);
+	struct afcd_flow fb, fs;
+	__u64 now = 1000 * MS;
+	__u32 i;
+
+	SETUP();
+	c.rate_bps = AFCD_RATE_MAX_BPS;   /* no queue: nothing dropped */
+	c.sample_bytes = 15000;
+	c.sb_size = AFCD_SB_SIZE_MAX;     /* no sample leaves the ring */
+	set_cfg(1, &c);
+	for (i = 0; i < 20000; i++) {
+		set_now(now += 10 * US);
+		CHECK_EQ(run(&big, NULL), TC_ACT_OK);
+		CHECK_EQ(run(&small, NULL), TC_ACT_OK);
+	}
+	CHECK_EQ(get_flow(&big, 1, &fb), 0);
+	CHECK_EQ(get_flow(&small, 1, &fs), 0);
+	printf("    samples: 1500-byte flow %u, 150-byte flow %u (expected 2000, 200)\n",
+	       fb.m_i, fs.m_i);
+	/* binomial, 6 sigma: 2000 +- 255, 200 +- 85 */
+	CHECK(fb.m_i > 1745 && fb.m_i < 2255, "big flow: %u samples", fb.m_i);
+	CHECK(fs.m_i > 115 && fs.m_i < 285, "small flow: %u samples", fs.m_i);
+	CHECK(fb.rng != fs.rng, "one generator each");
+	CHECK_EQ(get_queue(1).astats[AFCD_A_SAMPLED], fb.m_i + fs.m_i);
+	unload();
+}
+
 const struct test_case state_tests[] = {
 	TC(test_malformed_pass_and_counted),
 	TC(test_interfaces_do_not_share_state),
+	TC(test_sampling_is_byte_weighted),
 	TC(test_flow_flood_bounded),
 	{ NULL },
 };

@@ -255,12 +255,37 @@ static void test_sampling_probability(void)
 	CHECK(afcd_sample_hit(0xffffffffu, 1500, 1500), "len >= sample_bytes");
 	CHECK(afcd_sample_hit(0, 1, 1000000), "rand 0");
 	CHECK(!afcd_sample_hit(0xffffffffu, 999, 1000), "rand max, len < sample");
-	for (i = 0; i < 1000000; i++) {
-		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-		hits += afcd_sample_hit((uint32_t)(x >> 32), 100, 1000);
-	}
+	for (i = 0; i < 1000000; i++)
+		hits += afcd_sample_hit(afcd_rng_next(&x), 100, 1000);
 	/* p = 0.1: 100000 +- 5 sigma (sigma = 300) */
 	CHECK(hits > 98500 && hits < 101500, "hits %u", hits);
+}
+
+/* The flows' generator (afcd_rng_next()): splitmix64's reference output;
+ * flows with neighbouring seeds start apart and each gets its own
+ * binomial share of coins. */
+static void test_flow_rng(void)
+{
+	__u64 s = 0, seeds[1000];
+	uint32_t i, f, g, hits, total = 0, first[1000];
+
+	/* splitmix64 from 0: 0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4 (high halves) */
+	CHECK_EQ(afcd_rng_next(&s), 0xe220a839u);
+	CHECK_EQ(afcd_rng_next(&s), 0x6e789e6au);
+	for (f = 0; f < 1000; f++) {
+		seeds[f] = f;
+		first[f] = afcd_rng_next(&seeds[f]);
+		for (g = 0; g < f; g++)
+			CHECK(first[g] != first[f], "flows %u and %u start alike", g, f);
+	}
+	for (f = 0; f < 1000; f++) {
+		for (i = 0, hits = 0; i < 1000; i++)
+			hits += afcd_sample_hit(afcd_rng_next(&seeds[f]), 100, 1000);
+		/* 100 +- 6 sigma (sigma 9.5) */
+		CHECK(hits > 43 && hits < 157, "flow %u: %u hits", f, hits);
+		total += hits;
+	}
+	CHECK(total > 98500 && total < 101500, "total %u", total);
 }
 
 static void test_m_fair_fallback(void)
@@ -608,22 +633,61 @@ static void test_fair_now_fallback(void)
 			      .fair_rate_bps = 5, .mice_samples = 4 };
 	struct afcd_fair fs;
 
-	afcd_fair_now(&c, &e, 1002, 1000, 500000ULL, &fs);          /* fresh */
+	afcd_fair_now(&c, &e, 1002, 1000, 500000ULL, NULL, &fs);          /* fresh */
 	CHECK_EQ(fs.stale, 0);
 	CHECK_EQ(fs.m_fair, 77);
 	CHECK_EQ(fs.waterline, 66);
 	CHECK_EQ(fs.fair_rate_bps, 5);
-	afcd_fair_now(&c, &e, 1002, 1000, 5000000ULL, &fs);         /* stale */
+	afcd_fair_now(&c, &e, 1002, 1000, 5000000ULL, NULL, &fs);         /* stale */
 	CHECK_EQ(fs.stale, 1);
 	CHECK_EQ(fs.m_fair, 1000);
 	CHECK_EQ(fs.waterline, 1000);
 	CHECK_EQ(fs.mice_samples, 1000);
 	CHECK_EQ(fs.fair_rate_bps, 30000000ULL);
-	afcd_fair_now(&c, NULL, 1, 0, 5000000ULL, &fs);             /* one flow: no policer */
+	afcd_fair_now(&c, NULL, 1, 0, 5000000ULL, NULL, &fs);             /* one flow: no policer */
 	CHECK_EQ(fs.m_fair, 3000);
 	CHECK_EQ(fs.fair_rate_bps, 0);
-	afcd_fair_now(&c, NULL, 5, 9, 5000000ULL, &fs);             /* racy counts: clamped */
+	afcd_fair_now(&c, NULL, 5, 9, 5000000ULL, NULL, &fs);             /* racy counts: clamped */
 	CHECK_EQ(fs.m_fair, 3000);
+}
+
+/* FaLL's fallback global target is computed once per N and update_period
+ * (issue 12) and is always the value afcd_fall_global_target_ns() gives. */
+static void test_fall_fallback_cached(void)
+{
+	struct afcd_config c = {
+		.abi = AFCD_ABI_VERSION, .algo = AFCD_ALGO_FALL, .rate_bps = 100000000ULL,
+		.rtt_ns = 20000000ULL, .interval_ns = 100000000ULL, .mtu_bytes = 1500,
+		.update_period_ns = 1000000ULL,
+	};
+	struct afcd_gt_cache gc = {0};
+	__u64 t = 1000000000ULL, lo = 2 * afcd_tx_ns(1500, 100000000ULL);
+	__s32 n;
+
+	CHECK_EQ(afcd_fall_fallback_gt(&c, 4, t, &gc), 10000000ULL);     /* 20 ms / 2 */
+	CHECK_EQ(gc.v, 4ULL << 34 | 10000000ULL);
+	CHECK_EQ(gc.at_ns, t);
+	gc.v = 4ULL << 34 | 12345;        /* a marker: the next call must reuse it */
+	CHECK_EQ(afcd_fall_fallback_gt(&c, 4, t + 999999, &gc), 12345);
+	CHECK_EQ(afcd_fall_fallback_gt(&c, 4, t + 1000000, &gc), 10000000ULL); /* aged */
+	CHECK_EQ(afcd_fall_fallback_gt(&c, 5, t + 1000001, &gc),
+		 afcd_fall_global_target_ns(c.rtt_ns, 5, lo, c.interval_ns));      /* N moved */
+	/* N clamped as the law clamps it: 0 and 1 are one key, as are 8192 and more */
+	afcd_fall_fallback_gt(&c, 0, t + 2000000, &gc);
+	CHECK_EQ(gc.v >> 34, 1);
+	gc.v = 1ULL << 34 | 777;
+	CHECK_EQ(afcd_fall_fallback_gt(&c, 1, t + 2000001, &gc), 777);
+	afcd_fall_fallback_gt(&c, 100000, t + 4000000, &gc);
+	CHECK_EQ(gc.v >> 34, 8192);
+	/* every N: cached or not, the law's value */
+	for (n = 1; n <= 9000; n++) {
+		__u64 want = afcd_fall_global_target_ns(c.rtt_ns, n, lo, c.interval_ns);
+
+		CHECK_EQ(afcd_fall_fallback_gt(&c, n, t + 5000000, &gc), want);
+		CHECK_EQ(afcd_fall_fallback_gt(&c, n, t + 5000001, &gc), want);
+	}
+	CHECK_EQ(afcd_fall_fallback_gt(&c, 9, t, NULL),
+		 afcd_fall_global_target_ns(c.rtt_ns, 9, lo, c.interval_ns));
 }
 
 /* The per-packet decision on the host (bpf/afcd_decide.h): inputs from an
@@ -638,7 +702,7 @@ static __u32 decide_one(const struct afcd_config *c, const struct afcd_est *e,
 
 	memset(&in, 0, sizeof(in));
 	afcd_in_init(c, now, len, &in);
-	afcd_fair_now(c, e, q->n_active, 0, now, &fs);
+	afcd_fair_now(c, e, q->n_active, 0, now, &q->fb_gt, &fs);
 	afcd_inputs(c, &fs, m_i, 1, 0, &in);
 	return afcd_decide(q, f, &in, t_dep, &ce);
 }
@@ -938,9 +1002,11 @@ int main(int argc, char **argv)
 	TEST(test_afd_probability);
 	TEST(test_police_law);
 	TEST(test_fair_now_fallback);
+	TEST(test_fall_fallback_cached);
 	TEST(test_decide_policer);
 	TEST(test_isolate_key);
 	TEST(test_sampling_probability);
+	TEST(test_flow_rng);
 	TEST(test_m_fair_fallback);
 	TEST(test_isqrt);
 	TEST(test_fall_global_target);
