@@ -68,4 +68,9 @@ def test_foreign_pin_refused(pair):
         assert r.returncode == 1, (args, r.stdout, r.stderr)
         assert "afcd_est is not a map of this afcd" in r.stderr, r.stderr
         assert "value 8 bytes" in r.stderr
-    os.unlink(path)     # the fixture's detach then cleans up the rest
+    # a broken set is left alone by detach (it may be another version's in
+    # use): this test broke it, so it removes it, or every later run of a
+    # build with another layout would find these pins and be refused
+    afcd(a, "detach", "v0")
+    for name in nslib.pins():
+        os.unlink(os.path.join(nslib.PIN_DIR, name))
