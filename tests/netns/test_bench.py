@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""afcd-bench's report (issue 12), run with few repetitions: its shape,
+not its figures (those are `make bench`'s, printed with the run)."""
+import json
+import os
+import subprocess
+
+from testbed import abi
+from testbed import netns as nslib
+
+BENCH = os.path.join(nslib.BUILD, "afcd-bench")
+SCENARIOS = ["idle", "congested", "idle_fresh", "congested_fresh"]
+
+
+def test_bench_json_has_every_cell_ratio_and_scaling():
+    """Expected result: `afcd-bench -j` gives, for the four flow counts,
+    a positive cost for the three baselines and for every algo in every
+    scenario, the ratio of each to the minimal EDT program, and
+    scaling_2cpu for edt_min, afcd and fall; the pins are untouched (the
+    bench's maps are private)."""
+    before = nslib.pins()
+    r = subprocess.run([BENCH, "-j", "-r", "20", "-s", "2", "-n", "1"], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert j["flows"] == [1, 100, 10000, 100000]
+    rows = ["empty", "edt_min", "edt_lock"] + ["%s_%s" % (a, s) for s in SCENARIOS
+                                               for a in abi.ALGOS]
+    for name in rows:
+        assert len(j[name]) == 4 and all(v > 0 for v in j[name]), (name, j[name])
+    for name in rows[3:]:
+        ratios = j["ratio_to_edt_min"][name]
+        assert len(ratios) == 4 and all(v > 0 for v in ratios), (name, ratios)
+    assert set(j["scaling_2cpu"]) >= {"edt_min", "afcd", "fall"}
+    assert all(v > 0 for v in j["scaling_2cpu"].values()), j["scaling_2cpu"]
+    assert nslib.pins() == before
+
+
+def test_bench_refuses_bad_options():
+    """Expected result: a bad count is refused in one line, exit 2."""
+    r = subprocess.run([BENCH, "-n", "0"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
