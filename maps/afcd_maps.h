@@ -435,7 +435,8 @@ _Static_assert(sizeof(struct afcd_codel_vars) == 24, "afcd_codel_vars ABI");
  * follow while N is the same and it is younger than update_period:
  * computing it cost 30 ns a packet (issue 12). Written and read by any
  * CPU without a lock: the value is one word, and a time torn from it
- * only makes it live up to one more update_period. */
+ * only makes it live up to one more update_period. A config change
+ * (rtt, rate, mtu, interval) reaches it within one update_period. */
 struct afcd_gt_cache {
 	__u64 v;                 /* N << 34 | global target, ns (< 2^34); 0 = empty */
 	__u64 at_ns;             /* when it was computed */

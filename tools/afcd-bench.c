@@ -123,9 +123,10 @@ static double measure(int prog_fd, unsigned nflows)
 	return total / samples;
 }
 
-/* The fastest of `rounds` measurements of prog and of the baseline
- * base_fd, alternating, after warming prog with nflows flows: 0, or -1. */
-static int paired(int prog_fd, int base_fd, unsigned nflows, double *ns, double *base_ns)
+/* The fastest of n measurements of prog and of the baseline base_fd,
+ * alternating, after warming prog with nflows flows: 0, or -1. */
+static int paired(int prog_fd, int base_fd, unsigned nflows, int n, double *ns,
+		  double *base_ns)
 {
 	double a, b;
 	int r;
@@ -133,7 +134,7 @@ static int paired(int prog_fd, int base_fd, unsigned nflows, double *ns, double 
 	*ns = *base_ns = -1;
 	if (warm(prog_fd, nflows))
 		return -1;
-	for (r = 0; r < rounds; r++) {
+	for (r = 0; r < n; r++) {
 		b = measure(base_fd, nflows);
 		a = measure(prog_fd, nflows);
 		if (a < 0 || b < 0)
@@ -285,24 +286,22 @@ static int run_afcd(int algo, unsigned nflows, int sc, int base_fd, double *ns, 
 {
 	struct afcd_bpf *skel;
 	double a, b;
-	int r, saved = rounds, err = 0;
+	int r, err = 0;
 
 	*ns = *base_ns = -1;
-	rounds = 1;
-	for (r = 0; r < saved && !err; r++) {
+	for (r = 0; r < rounds && !err; r++) {
 		skel = afcd_open(algo, sc & 1, sc & 2);
 		if (!skel) {
 			err = -1;
 			break;
 		}
-		err = paired(bpf_program__fd(skel->progs.afcd_egress), base_fd, nflows, &a, &b);
+		err = paired(bpf_program__fd(skel->progs.afcd_egress), base_fd, nflows, 1, &a, &b);
 		afcd_bpf__destroy(skel);
 		if (!err && (*ns < 0 || a < *ns))
 			*ns = a;
 		if (!err && (*base_ns < 0 || b < *base_ns))
 			*base_ns = b;
 	}
-	rounds = saved;
 	return err;
 }
 
@@ -392,7 +391,7 @@ int main(int argc, char **argv)
 			base[i][f] = -1;
 	for (f = 0; f < NFC && !scaling_only; f++) {
 		for (i = B_EMPTY; i < B__MAX; i += 2) { /* empty and spin-locked */
-			if (paired(fd[i], fd[B_EDT_MIN], flow_counts[f], &base[i][f], &b))
+			if (paired(fd[i], fd[B_EDT_MIN], flow_counts[f], rounds, &base[i][f], &b))
 				goto fail;
 			keep_min(base[B_EDT_MIN], f, b);
 		}
