@@ -87,25 +87,41 @@ AFCD_INLINE void afcd_gstat_inc(__u32 idx)
 		*v += 1;
 }
 
+/* f if it is key's entry, else NULL: an entry of another flow under the
+ * same id (a collision) is counted and left alone, never shared. */
+AFCD_INLINE struct afcd_flow *afcd_flow_own(struct afcd_queue *q, struct afcd_flow *f,
+					    const struct afcd_flow_key *key)
+{
+	if (f && !afcd_flow_key_eq(&f->key, key)) {
+		__sync_fetch_and_add(&q->astats[AFCD_A_FLOW_COLLIDE], 1);
+		return 0;
+	}
+	return f;
+}
+
 /* Per-flow state, created on first sight with m_i taken from the shadow
- * buffer's count (the flow may have been evicted and come back) and its
- * generator seeded. */
+ * buffer's count (the flow may have been evicted and come back), its key
+ * and its generator seeded. NULL: no state for this packet (the insert
+ * failed, or its id collides). */
 AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_flow_key *key)
 {
-	struct afcd_flow *f = bpf_map_lookup_elem(&afcd_flows, key);
+	__u64 id = afcd_flow_id(key, q->flow_seed);
+	struct afcd_flow *f = bpf_map_lookup_elem(&afcd_flows, &id);
 	struct afcd_flow init = {};
 	__u32 *cnt;
 	long err;
 
 	if (f)
-		return f;
+		return afcd_flow_own(q, f, key);
+	init.key = *key;
 	init.rng = (__u64)afcd_rand() << 32 | afcd_rand();
-	err = bpf_map_update_elem(&afcd_flows, key, &init, BPF_NOEXIST);
+	err = bpf_map_update_elem(&afcd_flows, &id, &init, BPF_NOEXIST);
 	if (err && err != -AFCD_EEXIST) {
 		__sync_fetch_and_add(&q->astats[AFCD_A_FLOW_FAIL], 1);
 		return 0;
 	}
-	f = bpf_map_lookup_elem(&afcd_flows, key);
+	/* EEXIST: another CPU created it (or a colliding flow did) */
+	f = afcd_flow_own(q, bpf_map_lookup_elem(&afcd_flows, &id), key);
 	if (!err && f) {
 		__sync_fetch_and_add(&q->astats[AFCD_A_FLOW_NEW], 1);
 		cnt = bpf_map_lookup_elem(&afcd_sb_count, key);
@@ -158,6 +174,7 @@ AFCD_INLINE void afcd_sb_sample(struct afcd_queue *q, __u32 slot, __u32 sb_size,
 	struct afcd_sb_hist *h;
 	struct afcd_flow *fo;
 	__u32 pos, one = 1, *cnt, c;
+	__u64 old_id;
 	long err;
 
 	if (sb_size == 0 || sb_size > AFCD_SB_SIZE_MAX)
@@ -184,8 +201,9 @@ AFCD_INLINE void afcd_sb_sample(struct afcd_queue *q, __u32 slot, __u32 sb_size,
 				__sync_fetch_and_add(&q->n_active, -1);
 			}
 		}
-		fo = bpf_map_lookup_elem(&afcd_flows, &old);
-		if (fo && fo->m_i)
+		old_id = afcd_flow_id(&old, q->flow_seed);
+		fo = bpf_map_lookup_elem(&afcd_flows, &old_id);
+		if (fo && fo->m_i && afcd_flow_key_eq(&fo->key, &old))
 			__sync_fetch_and_add(&fo->m_i, -1);
 	}
 

@@ -107,11 +107,10 @@ struct afcd_gc_ctx {
 	__u32 ifindex;
 };
 
-static long afcd_gc_one(void *map, struct afcd_flow_key *k, struct afcd_flow *f,
-			struct afcd_gc_ctx *g)
+static long afcd_gc_one(void *map, __u64 *id, struct afcd_flow *f, struct afcd_gc_ctx *g)
 {
-	if (k->ifindex == g->ifindex && f->m_i == 0 && g->now_ns > f->last_seen_ns &&
-	    g->now_ns - f->last_seen_ns > g->idle_ns && !bpf_map_delete_elem(map, k))
+	if (f->key.ifindex == g->ifindex && f->m_i == 0 && g->now_ns > f->last_seen_ns &&
+	    g->now_ns - f->last_seen_ns > g->idle_ns && !bpf_map_delete_elem(map, id))
 		g->deleted++;
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -149,7 +150,7 @@ int cfg_check_netns(struct pins *p, __u32 ifindex, const char *dev, bool claim)
 	return -1;
 }
 
-/* Delete this interface's entries from a map keyed by afcd_flow_key. */
+/* Delete this interface's entries from afcd_sb_count (keyed by afcd_flow_key). */
 static unsigned long long delete_iface_keys(int fd, __u32 ifindex)
 {
 	struct afcd_flow_key k, next, *prev = NULL;
@@ -169,22 +170,64 @@ static unsigned long long delete_iface_keys(int fd, __u32 ifindex)
 	return n;
 }
 
+long flows_each(struct pins *p, __u32 ifindex, flow_fn fn, void *arg)
+{
+	enum { CHUNK = 1024 };
+	__u64 *ids = malloc(CHUNK * sizeof(*ids)), in_batch = 0, out_batch = 0;
+	struct afcd_flow *vals = malloc(CHUNK * sizeof(*vals));
+	bool first = true;
+	long n = -ENOMEM;
+
+	if (!ids || !vals)
+		goto out;
+	for (n = 0;;) {
+		LIBBPF_OPTS(bpf_map_batch_opts, bo);
+		__u32 count = CHUNK, i;
+		int err = bpf_map_lookup_batch(p->flows, first ? NULL : &in_batch, &out_batch,
+					       ids, vals, &count, &bo);
+
+		if (err && errno != ENOENT) {
+			n = -errno;
+			break;
+		}
+		for (i = 0; i < count; i++)
+			if (vals[i].key.ifindex == ifindex) {
+				fn(p->flows, ids[i], &vals[i], arg);
+				n++;
+			}
+		if (err) /* ENOENT: that was the last batch */
+			break;
+		in_batch = out_batch;
+		first = false;
+	}
+out:
+	free(ids);
+	free(vals);
+	return n;
+}
+
+static void flow_delete(int fd, __u64 id, struct afcd_flow *f, void *arg)
+{
+	(void)f;
+	(void)arg;
+	bpf_map_delete_elem(fd, &id);
+}
+
+static void flow_zero_samples(int fd, __u64 id, struct afcd_flow *f, void *arg)
+{
+	(void)arg;
+	if (!f->m_i)
+		return;
+	f->m_i = 0;
+	bpf_map_update_elem(fd, &id, f, BPF_EXIST);
+}
+
 /* The ring restarted (sb_size changed): no flow of ifindex holds a sample
  * any more. The datapath decrements m_i only for samples it evicts from
  * the ring, so counts left from the old ring would never age out. */
 static void flows_zero_samples(struct pins *p, __u32 ifindex)
 {
-	struct afcd_flow_key k, next, *prev = NULL;
-	struct afcd_flow f;
-
-	while (!bpf_map_get_next_key(p->flows, prev, &next)) {
-		k = next;
-		prev = &k;
-		if (k.ifindex != ifindex || bpf_map_lookup_elem(p->flows, &k, &f) || !f.m_i)
-			continue;
-		f.m_i = 0;
-		bpf_map_update_elem(p->flows, &k, &f, BPF_EXIST);
-	}
+	flows_each(p, ifindex, flow_zero_samples, NULL);
 }
 
 /* Zero the interface's histogram of sample counts. 0 or -errno. */
@@ -195,16 +238,20 @@ static int hist_reset(struct pins *p, __u32 slot)
 	return bpf_map_update_elem(p->hist, &slot, &zero, BPF_ANY) ? -errno : 0;
 }
 
-/* Zero the interface's queue, estimate, scan and ring slot and mark the queue
- * as owned by ifindex (the datapath checks ownership per packet). */
+/* Zero the interface's queue, estimate, scan and ring slot, mark the queue
+ * as owned by ifindex (the datapath checks ownership per packet) and give
+ * it a fresh flow-id seed from getrandom(2). */
 static int slot_reset(struct pins *p, __u32 slot, __u32 ifindex)
 {
 	struct afcd_queue q = { .ifindex = ifindex };
 	struct afcd_est e = {0};
 	struct afcd_scan sc = {0};
-	void *ring = calloc(1, sizeof(struct afcd_sb_ring));
+	void *ring;
 	int err;
 
+	if (getrandom(&q.flow_seed, sizeof(q.flow_seed), 0) != sizeof(q.flow_seed))
+		return -errno;
+	ring = calloc(1, sizeof(struct afcd_sb_ring));
 	if (!ring)
 		return -ENOMEM;
 	err = bpf_map_update_elem(p->ring, &slot, ring, BPF_ANY);
@@ -218,7 +265,7 @@ static int slot_reset(struct pins *p, __u32 slot, __u32 ifindex)
 	if (!err)
 		err = bpf_map_update_elem(p->queue, &slot, &q, BPF_ANY);
 	delete_iface_keys(p->count, ifindex);
-	delete_iface_keys(p->flows, ifindex);
+	flows_each(p, ifindex, flow_delete, NULL);
 	return err;
 }
 
@@ -394,6 +441,6 @@ int config_delete_locked(struct pins *p, __u32 ifindex, struct afcd_config *old)
 		bpf_map_update_elem(p->scan, &old->slot, &sc, BPF_ANY);
 	}
 	delete_iface_keys(p->count, ifindex);
-	delete_iface_keys(p->flows, ifindex);
+	flows_each(p, ifindex, flow_delete, NULL);
 	return 0;
 }

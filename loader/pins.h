@@ -62,6 +62,15 @@ int config_write(struct pins *p, __u32 ifindex, struct afcd_config *c);
  * config in *old, or -1 when it had none. */
 int config_delete_locked(struct pins *p, __u32 ifindex, struct afcd_config *old);
 
+/* Call fn(fd, id, f, arg) for every flow-state entry of ifindex in map
+ * afcd_flows (fd = p->flows), read in batches of (id, value) with
+ * bpf_map_lookup_batch (Linux >= 5.6): the map's key is the flow id, the
+ * interface is in the value's key. fn may delete or update the entry it
+ * is given. Returns the number of entries of ifindex visited, or -errno
+ * (-ENOMEM, or from the batch read) after visiting the ones read. */
+typedef void (*flow_fn)(int fd, __u64 id, struct afcd_flow *f, void *arg);
+long flows_each(struct pins *p, __u32 ifindex, flow_fn fn, void *arg);
+
 /* Is a live loader other than this process managing ifindex? Its PID in
  * *pid (the scan's loader_pid, checked with kill(pid, 0)). */
 bool running_loader(__u32 ifindex, __u32 *pid);

@@ -91,15 +91,15 @@ static struct json_object *json_flow(const struct flow_row *r)
 	struct json_object *o = json_object_new_object();
 	char key[160], src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
 
-	fmt_key(key, sizeof(key), &r->k);
-	addr_str(src, sizeof(src), r->k.saddr);
-	addr_str(dst, sizeof(dst), r->k.daddr);
+	fmt_key(key, sizeof(key), &r->f.key);
+	addr_str(src, sizeof(src), r->f.key.saddr);
+	addr_str(dst, sizeof(dst), r->f.key.daddr);
 	json_object_object_add(o, "key", json_object_new_string(key));
-	json_object_object_add(o, "proto", json_object_new_int(r->k.proto));
+	json_object_object_add(o, "proto", json_object_new_int(r->f.key.proto));
 	json_object_object_add(o, "src", json_object_new_string(src));
-	json_object_object_add(o, "sport", json_object_new_int(ntohs(r->k.sport)));
+	json_object_object_add(o, "sport", json_object_new_int(ntohs(r->f.key.sport)));
 	json_object_object_add(o, "dst", json_object_new_string(dst));
-	json_object_object_add(o, "dport", json_object_new_int(ntohs(r->k.dport)));
+	json_object_object_add(o, "dport", json_object_new_int(ntohs(r->f.key.dport)));
 	json_object_object_add(o, "rate_bps", json_object_new_int64((long long)r->rate_bps));
 	json_object_object_add(o, "bytes", json_object_new_uint64(r->f.bytes));
 	json_object_object_add(o, "packets", json_object_new_uint64(r->f.packets));
@@ -260,7 +260,7 @@ void render_stats(const char *dev, __u32 ifindex, const char *hook, const struct
 		const struct flow_row *r = &rows[i];
 		char key[160], rt[32], tg[32], sj[32];
 
-		fmt_key(key, sizeof(key), &r->k);
+		fmt_key(key, sizeof(key), &r->f.key);
 		fmt_rate(rt, sizeof(rt), r->rate_bps);
 		fmt_time(tg, sizeof(tg), (double)r->f.target_ns);
 		fmt_time(sj, sizeof(sj), (double)r->f.last_sojourn_ns);

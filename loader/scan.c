@@ -10,37 +10,30 @@
 #include "scan.h"
 #include "sys.h"
 
+struct gc_arg {
+	__u64 now_ns, idle_ns;
+	unsigned long long deleted;
+};
+
+static void gc_one(int fd, __u64 id, struct afcd_flow *f, void *arg)
+{
+	struct gc_arg *g = arg;
+
+	if (f->m_i == 0 && g->now_ns > f->last_seen_ns &&
+	    g->now_ns - f->last_seen_ns > g->idle_ns && !bpf_map_delete_elem(fd, &id))
+		g->deleted++;
+}
+
 unsigned long long gc_flows(struct pins *p, struct afcd_ctl_bpf *ctl, __u32 ifindex,
 				   __u64 idle_ns)
 {
-	enum { CHUNK = 4096 };
-	static struct afcd_flow_key keys[CHUNK];
-	static struct afcd_flow vals[CHUNK];
-	__u64 in_batch = 0, out_batch = 0, now = now_ns();
+	struct gc_arg g = { .now_ns = now_ns(), .idle_ns = idle_ns };
 	unsigned long long n = 0;
-	bool first = true;
 
 	if (ctl && !ctl_gc(ctl, ifindex, idle_ns, &n))
 		return n;
-	for (;;) {
-		LIBBPF_OPTS(bpf_map_batch_opts, bo);
-		__u32 count = CHUNK, i;
-		int err = bpf_map_lookup_batch(p->flows, first ? NULL : &in_batch, &out_batch,
-					       keys, vals, &count, &bo);
-
-		if (err && errno != ENOENT)
-			break;
-		for (i = 0; i < count; i++)
-			if (keys[i].ifindex == ifindex && vals[i].m_i == 0 &&
-			    now > vals[i].last_seen_ns && now - vals[i].last_seen_ns > idle_ns &&
-			    !bpf_map_delete_elem(p->flows, &keys[i]))
-				n++;
-		if (err) /* ENOENT: that was the last batch */
-			break;
-		in_batch = out_batch;
-		first = false;
-	}
-	return n;
+	flows_each(p, ifindex, gc_one, &g);
+	return g.deleted;
 }
 
 /* The water level of the interface's shadow buffer for `capacity`

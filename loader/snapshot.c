@@ -72,35 +72,39 @@ void effective_estimates(const struct snapshot *s, __u32 *m_fair, __u64 *gt)
 					 s->c.interval_ns);
 }
 
+struct rows_arg {
+	struct flow_row *rows;
+	size_t n, cap;
+};
+
+static void row_add(int fd, __u64 id, struct afcd_flow *f, void *arg)
+{
+	struct rows_arg *a = arg;
+
+	(void)fd;
+	(void)id;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 256;
+		struct flow_row *r = realloc(a->rows, cap * sizeof(*r));
+
+		if (!r)
+			return;
+		a->rows = r;
+		a->cap = cap;
+	}
+	a->rows[a->n].f = *f;
+	a->rows[a->n].rate_bps = 0;
+	a->n++;
+}
+
 /* All flow-state entries of ifindex (a copy); *n set to the count. */
 struct flow_row *flows_read(struct pins *p, __u32 ifindex, size_t *n)
 {
-	struct afcd_flow_key k, next, *prev = NULL;
-	struct flow_row *rows = NULL;
-	size_t cap = 0;
+	struct rows_arg a = {0};
 
-	*n = 0;
-	while (!bpf_map_get_next_key(p->flows, prev, &next)) {
-		k = next;
-		prev = &k;
-		if (k.ifindex != ifindex)
-			continue;
-		if (*n == cap) {
-			struct flow_row *r;
-
-			cap = cap ? cap * 2 : 256;
-			r = realloc(rows, cap * sizeof(*rows));
-			if (!r)
-				break;
-			rows = r;
-		}
-		if (bpf_map_lookup_elem(p->flows, &k, &rows[*n].f))
-			continue;
-		rows[*n].k = k;
-		rows[*n].rate_bps = 0;
-		(*n)++;
-	}
-	return rows;
+	flows_each(p, ifindex, row_add, &a);
+	*n = a.n;
+	return a.rows;
 }
 
 static int row_by_rate(const void *a, const void *b)
@@ -112,17 +116,19 @@ static int row_by_rate(const void *a, const void *b)
 	return x->f.bytes < y->f.bytes ? 1 : x->f.bytes > y->f.bytes ? -1 : 0;
 }
 
+static void flow_none(int fd, __u64 id, struct afcd_flow *f, void *arg)
+{
+	(void)fd;
+	(void)id;
+	(void)f;
+	(void)arg;
+}
+
 unsigned long long count_iface_flows(struct pins *p, __u32 ifindex)
 {
-	struct afcd_flow_key k, next, *prev = NULL;
-	unsigned long long n = 0;
+	long n = flows_each(p, ifindex, flow_none, NULL);
 
-	while (!bpf_map_get_next_key(p->flows, prev, &next)) {
-		k = next;
-		prev = &k;
-		n += k.ifindex == ifindex;
-	}
-	return n;
+	return n > 0 ? (unsigned long long)n : 0;
 }
 
 
@@ -133,7 +139,7 @@ void flows_rate(struct flow_row *r1, size_t n1, const struct flow_row *r0, size_
 
 	for (i = 0; i < n1 && dt_s > 0; i++)
 		for (j = 0; j < n0; j++)
-			if (!memcmp(&r1[i].k, &r0[j].k, sizeof(r1[i].k))) {
+			if (afcd_flow_key_eq(&r1[i].f.key, &r0[j].f.key)) {
 				r1[i].rate_bps = (double)(r1[i].f.bytes - r0[j].f.bytes) * 8 / dt_s;
 				break;
 			}

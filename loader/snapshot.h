@@ -41,9 +41,9 @@ const char *refresher_name(const struct snapshot *s);
  * fresh, else its fallback (docs/ALGORITHM.md sec. 3a). */
 void effective_estimates(const struct snapshot *s, __u32 *m_fair, __u64 *global_target_ns);
 
-/* One flow-state entry and its rate between two readings, bits/s. */
+/* One flow-state entry (its key in f.key) and its rate between two
+ * readings, bits/s. */
 struct flow_row {
-	struct afcd_flow_key k;
 	struct afcd_flow f;
 	double rate_bps;
 };

@@ -50,11 +50,11 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } afcd_queue SEC(".maps");
 
-/* Per-flow state, LRU-bounded. */
+/* Per-flow state, LRU-bounded, by flow id (afcd_flow_id()). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, AFCD_FLOWS_MAX);
-	__type(key, struct afcd_flow_key);
+	__type(key, __u64);
 	__type(value, struct afcd_flow);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } afcd_flows SEC(".maps");

@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 6u
+#define AFCD_ABI_VERSION 7u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -47,7 +47,7 @@
 	FN(cfg,    "afcd_cfg",      BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_config) \
 	FN(est,    "afcd_est",      BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_est)    \
 	FN(queue,  "afcd_queue",    BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_queue)  \
-	FN(flows,  "afcd_flows",    BPF_MAP_TYPE_LRU_HASH,      struct afcd_flow_key, struct afcd_flow) \
+	FN(flows,  "afcd_flows",    BPF_MAP_TYPE_LRU_HASH,      __u64,                 struct afcd_flow)   \
 	FN(ring,   "afcd_sb_ring",  BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_sb_ring) \
 	FN(count,  "afcd_sb_count", BPF_MAP_TYPE_HASH,          struct afcd_flow_key, __u32) \
 	FN(global, "afcd_global",   BPF_MAP_TYPE_PERCPU_ARRAY,  __u32, __u64)              \
@@ -214,7 +214,10 @@ enum afcd_cfg_flags {
 	   "Shadow-buffer count inserts that failed.")                                   \
 	FN(SAMPLED_BYTES, "sampled_bytes", "sampled_bytes_total", "",                    \
 	   "Bytes the samples stand for, max(len, sample_bytes) each: an unbiased "      \
-	   "count of the offered bytes (the refresh step's offered load).")
+	   "count of the offered bytes (the refresh step's offered load).")             \
+	FN(FLOW_COLLIDE, "flow_collide", "flow_id_collisions_total", "",                 \
+	   "Packets whose 64-bit flow id was held by another flow's entry: they took "   \
+	   "no AQM (expected ~0: the id is keyed by a per-slot secret).")
 
 /* Global per-CPU counters, map afcd_global (index = enum value), not per
  * interface (no Prometheus family: they carry no dev). */
@@ -462,6 +465,9 @@ struct afcd_queue {
 	__s32 n_active;          /* N: flows with samples in the shadow buffer, atomic */
 	__u32 ifindex;           /* owner of this slot, written by the configuring tool */
 	__u32 pad;
+	__u64 flow_seed;         /* secret of afcd_flow_id() for this slot, random, written
+				  * by the configuring tool with the slot and kept for its
+				  * life (a new seed orphans every flow entry of the slot) */
 	__u64 sojourn_sum_ns;    /* sum of the predicted sojourn of admitted packets
 				  * (with stats[AFCD_S_PASSED]: the refresh step's mean queue) */
 	__u64 mice_vt_ns;        /* policer clock of the mice aggregate (AFCD_F_POLICE) */
@@ -469,7 +475,7 @@ struct afcd_queue {
 	__u64 stats[AFCD_S__MAX];   /* enum afcd_stat, atomic */
 	__u64 astats[AFCD_A__MAX];  /* enum afcd_astat, atomic */
 };
-_Static_assert(sizeof(struct afcd_queue) == 112 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX,
+_Static_assert(sizeof(struct afcd_queue) == 120 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX,
 	       "afcd_queue ABI");
 
 /* ---- Flow key ------------------------------------------------------------
@@ -489,14 +495,22 @@ struct afcd_flow_key {
 _Static_assert(sizeof(struct afcd_flow_key) == 44, "afcd_flow_key ABI");
 
 /* ---- Per-flow state: map afcd_flows -------------------------------------
- * BPF_MAP_TYPE_LRU_HASH, key struct afcd_flow_key, value struct afcd_flow,
- * AFCD_FLOWS_MAX entries. No lock (ABI 5): counters and m_i are updated
+ * BPF_MAP_TYPE_LRU_HASH, key __u64 flow id (afcd_flow_id() of the flow key
+ * under its slot's afcd_queue.flow_seed), value struct afcd_flow, which
+ * holds the full key: an entry belongs to a packet only if its key is the
+ * packet's (afcd_flow_key_eq()), so two flows whose ids collide are never
+ * merged; the second one takes no AQM and is counted (AFCD_A_FLOW_COLLIDE).
+ * An 8-byte key instead of the 44-byte one made the kernel's hash and
+ * compare 10-20 ns cheaper a packet (issue 12). AFCD_FLOWS_MAX entries.
+ * No lock (ABI 5): counters and m_i are updated
  * with atomics; the CoDel and policer fields by plain writes of the CPU
  * that handles the flow's packet (two CPUs sending one flow at once may
  * lose an update: README, Known limits). Evictions = AFCD_A_FLOW_NEW - live entries
  * - entries deleted by the loader's garbage collection.
  */
 struct afcd_flow {
+	struct afcd_flow_key key; /* the flow (its id is the map key); written once */
+	__u32 m_i;             /* samples in the shadow buffer (atomic) */
 	struct afcd_codel_vars cv; /* per-flow dropping state */
 	__u64 first_above_ns;  /* per-flow first_above_time (0 = below target_i) */
 	__u64 t_last_ns;       /* departure of this flow's last admitted packet */
@@ -513,10 +527,10 @@ struct afcd_flow {
 				  * sampling and AFD coins, seeded by bpf_get_prandom_u32()
 				  * when the entry is created; a helper call a packet cost
 				  * 20 ns (issue 12) */
-	__u32 m_i;             /* samples in the shadow buffer (atomic) */
 	__u32 last_verdict;    /* enum afcd_verdict of its last packet */
+	__u32 pad;
 };
-_Static_assert(sizeof(struct afcd_flow) == 120, "afcd_flow ABI");
+_Static_assert(sizeof(struct afcd_flow) == 168, "afcd_flow ABI");
 
 /* ---- Shadow buffer: maps afcd_sb_ring and afcd_sb_count -----------------
  * afcd_sb_ring: BPF_MAP_TYPE_ARRAY indexed by slot, value the ring of

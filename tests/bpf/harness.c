@@ -107,6 +107,7 @@ void set_cfg(__u32 ifindex, const struct afcd_config *cfg)
 		return;
 	memset(&q, 0, sizeof(q));
 	q.ifindex = ifindex;
+	q.flow_seed = TEST_FLOW_SEED ^ ifindex;
 	err = bpf_map__update_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), BPF_ANY);
 	CHECK(!err, "queue init: %d", err);
 }
@@ -214,12 +215,27 @@ struct afcd_flow_key key_of(const struct pkt_spec *s, __u32 ifindex)
 	return p.key;
 }
 
+__u64 flow_id_of(const struct pkt_spec *s, __u32 ifindex)
+{
+	struct afcd_flow_key k = key_of(s, ifindex);
+	struct afcd_queue q = get_queue(ifindex);
+
+	return afcd_flow_id(&k, q.flow_seed);
+}
+
 int get_flow(const struct pkt_spec *s, __u32 ifindex, struct afcd_flow *f)
 {
 	struct afcd_flow_key k = key_of(s, ifindex);
+	__u64 id = flow_id_of(s, ifindex);
+	int err;
 
 	memset(f, 0, sizeof(*f));
-	return bpf_map__lookup_elem(skel->maps.afcd_flows, &k, sizeof(k), f, sizeof(*f), 0);
+	err = bpf_map__lookup_elem(skel->maps.afcd_flows, &id, sizeof(id), f, sizeof(*f), 0);
+	if (!err && !afcd_flow_key_eq(&f->key, &k)) {
+		memset(f, 0, sizeof(*f));
+		return -ENOENT;
+	}
+	return err;
 }
 
 __u32 map_count(struct bpf_map *m)

@@ -58,6 +58,8 @@ extern const char *const algo_names[AFCD_ALGO__MAX];
 /* A fresh private copy of afcd_egress with the test clock: 0, or -1. */
 int load(void);
 void unload(void);
+/* The flow-id seed of the queues set_cfg() claims (xor the ifindex). */
+#define TEST_FLOW_SEED 0x5eed0f10a7c0ffeeULL
 /* A complete config of algo at 10 Mbit/s with the defaults (valid ABI). */
 struct afcd_config cfg_base(__u32 algo);
 __u32 slot_of(__u32 ifindex);
@@ -75,6 +77,9 @@ struct afcd_queue get_queue(__u32 ifindex);
 __u32 queues_in_use(void);
 __u64 peek_t_last(__u32 ifindex);
 struct afcd_flow_key key_of(const struct pkt_spec *s, __u32 ifindex);
+/* The flow's id in afcd_flows (afcd_flow_id() under its queue's seed),
+ * and its entry: 0, or -ENOENT (none, or another flow's under its id). */
+__u64 flow_id_of(const struct pkt_spec *s, __u32 ifindex);
 int get_flow(const struct pkt_spec *s, __u32 ifindex, struct afcd_flow *f);
 __u32 map_count(struct bpf_map *m);
 /* n packets of flow a 10 us apart from *now, each one a sample. */

@@ -152,7 +152,7 @@ static void test_ctl_gc_idle_flows(void)
 {
 	struct afcd_flow_key k = { .proto = 17 };
 	struct afcd_flow f;
-	__u64 deleted = 0, now = 100000 * MS;
+	__u64 deleted = 0, now = 100000 * MS, id;
 	int i;
 
 	SETUP_CTL();
@@ -162,7 +162,9 @@ static void test_ctl_gc_idle_flows(void)
 		k.sport = (__u16)i;
 		f.last_seen_ns = i % 2 ? now - 20000 * MS : now - 1000 * MS; /* odd: idle 20 s */
 		f.m_i = i % 4 == 3;                                        /* some still sampled */
-		CHECK(!bpf_map__update_elem(skel->maps.afcd_flows, &k, sizeof(k), &f, sizeof(f),
+		f.key = k;
+		id = afcd_flow_id(&k, 7);
+		CHECK(!bpf_map__update_elem(skel->maps.afcd_flows, &id, sizeof(id), &f, sizeof(f),
 					    BPF_ANY), "flow %d", i);
 	}
 	CHECK_EQ(ctl_op(AFCD_CTL_GC, 1, 0, now, 10000 * MS, &deleted), 0);
@@ -172,7 +174,8 @@ static void test_ctl_gc_idle_flows(void)
 	for (i = 0; i < 1000; i += 97) {
 		k.ifindex = i < 800 ? 1 : 2;
 		k.sport = (__u16)i;
-		CHECK((bpf_map__lookup_elem(skel->maps.afcd_flows, &k, sizeof(k), &f, sizeof(f), 0)
+		id = afcd_flow_id(&k, 7);
+		CHECK((bpf_map__lookup_elem(skel->maps.afcd_flows, &id, sizeof(id), &f, sizeof(f), 0)
 		       != 0) == (i < 800 && i % 4 == 1), "flow %d", i);
 	}
 	CHECK_EQ(ctl_op(AFCD_CTL_GC, 1, 0, now, 10000 * MS, &deleted), 0);

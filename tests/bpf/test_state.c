@@ -181,7 +181,56 @@ static void test_flow_flood_bounded(void)
 		CHECK(counts <= c.sb_size, "counts %u", counts);
 		CHECK(q.astats[AFCD_A_SAMPLED] > nflows / 20, "sampled");
 		CHECK_EQ(q.astats[AFCD_A_SB_FAIL], 0);
+		/* a million keys, none shares its 64-bit id with a live one */
+		CHECK_EQ(q.astats[AFCD_A_FLOW_COLLIDE], 0);
 	}
+	unload();
+}
+
+/* Two flows under one id are never merged (afcd_flows is keyed by the
+ * 64-bit flow id, the entry holds the full key). The collision is forged:
+ * flow b's entry is written under flow a's id. a's packets then pass with
+ * no AQM and are counted, and leave that entry alone, also when a's
+ * samples leave the shadow buffer. */
+static void test_flow_id_collision_not_merged(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct pkt_spec a = pkt_tcp4(1000, 1514), b = pkt_tcp4(2000, 1514);
+	struct afcd_flow fb, fx;
+	struct out o;
+	__u64 id_a;
+	int i;
+
+	SETUP();
+	c.sample_bytes = 1;   /* every packet a sample */
+	c.sb_size = 4;
+	set_cfg(1, &c);
+	set_now(1000 * MS);
+	CHECK_EQ(run(&b, &o), TC_ACT_OK);
+	CHECK(!get_flow(&b, 1, &fb), "b has state");
+	id_a = flow_id_of(&a, 1);
+	CHECK(id_a != flow_id_of(&b, 1), "ids differ");
+	fb.m_i = 5;
+	CHECK(!bpf_map__update_elem(skel->maps.afcd_flows, &id_a, sizeof(id_a), &fb, sizeof(fb),
+				    BPF_NOEXIST), "forge");
+	for (i = 0; i < 3; i++) {
+		set_now(1000 * MS + (i + 1) * 10 * MS);
+		CHECK_EQ(run(&a, &o), TC_ACT_OK);
+		CHECK(o.tstamp > 0, "a still gets its departure time");
+	}
+	CHECK_EQ(get_queue(1).astats[AFCD_A_FLOW_COLLIDE], 3);
+	CHECK_EQ(get_flow(&a, 1, &fx), -ENOENT);
+	/* four samples of b push a's three out of the ring of 4 */
+	for (i = 0; i < 4; i++) {
+		set_now(1100 * MS + i * 10 * MS);
+		CHECK_EQ(run(&b, &o), TC_ACT_OK);
+	}
+	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_flows, &id_a, sizeof(id_a), &fx, sizeof(fx), 0),
+	      "forged entry kept");
+	CHECK(!memcmp(&fx, &fb, sizeof(fx)), "forged entry unchanged (m_i %u)", fx.m_i);
+	CHECK(!get_flow(&b, 1, &fb), "b");
+	CHECK_EQ(fb.m_i, 4);
+	CHECK_EQ(get_queue(1).n_active, 1);
 	unload();
 }
 
@@ -224,5 +273,6 @@ const struct test_case state_tests[] = {
 	TC(test_interfaces_do_not_share_state),
 	TC(test_sampling_is_byte_weighted),
 	TC(test_flow_flood_bounded),
+	TC(test_flow_id_collision_not_merged),
 	{ NULL },
 };

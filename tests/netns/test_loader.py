@@ -361,7 +361,7 @@ def test_bpftool_recipes_name_real_flows(pair):
         traffic(a, b)
         flows = json.loads(nslib.sh(["bpftool", "-j", "map", "dump", "pinned",
                                      nslib.PIN_DIR + "/afcd_flows"]).stdout)
-        ports = {e["formatted"]["key"]["dport"] for e in flows if "formatted" in e}
+        ports = {e["formatted"]["value"]["key"]["dport"] for e in flows if "formatted" in e}
         assert socket.htons(5201) in ports, ports
         cfg = json.loads(nslib.sh(["bpftool", "-j", "map", "dump", "pinned",
                                    nslib.PIN_DIR + "/afcd_cfg"]).stdout)

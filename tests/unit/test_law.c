@@ -288,6 +288,64 @@ static void test_flow_rng(void)
 	CHECK(total > 98500 && total < 101500, "total %u", total);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The flow id (afcd_flow_id(), the key of afcd_flows): a function of the
+ * whole key and the seed. Every key one or two bit flips away from
+ * another gets another id (the differences a sum of products would
+ * cancel, e.g. the top bits of two words); each flip changes about half
+ * of the id's bits; a million keys of the shape a port-rotating or
+ * address-scanning sender makes get a million ids. afcd_flow_key_eq()
+ * sees every word. */
+static void test_flow_id(void)
+{
+	struct afcd_flow_key k = { .ifindex = 3, .proto = 6, .sport = 0x1234, .dport = 0x5000,
+				   .saddr = { 0, 0, 0xffff0000u, 0x010012c6u },
+				   .daddr = { 0, 0, 0xffff0000u, 0x020012c6u } }, x, y;
+	const int nbits = 8 * sizeof(k), n = 1 << 20;
+	__u64 base = afcd_flow_id(&k, 42), *ids = malloc(n * sizeof(*ids)), d;
+	long flips = 0, i, j;
+
+	CHECK_EQ(afcd_flow_id(&k, 42), base);
+	CHECK(afcd_flow_id(&k, 43) != base, "seed");
+	for (i = 0; i < nbits; i++) {
+		x = k;
+		((__u8 *)&x)[i / 8] ^= 1 << (i % 8);
+		d = afcd_flow_id(&x, 42) ^ base;
+		CHECK(d != 0, "bit %ld", i);
+		flips += __builtin_popcountll(d);
+		CHECK(!afcd_flow_key_eq(&x, &k), "eq sees bit %ld", i);
+		for (j = i + 1; j < nbits; j++) {
+			y = x;
+			((__u8 *)&y)[j / 8] ^= 1 << (j % 8);
+			CHECK(afcd_flow_id(&y, 42) != base, "bits %ld and %ld", i, j);
+		}
+	}
+	/* 32 +- 1 per flip on average over 352 flips (binomial sigma 0.16) */
+	CHECK(flips > 31 * nbits && flips < 33 * nbits, "avalanche %ld / %d", flips, nbits);
+	CHECK(afcd_flow_key_eq(&k, &(struct afcd_flow_key){ k.ifindex, k.proto, {0}, k.sport,
+			       k.dport, { k.saddr[0], k.saddr[1], k.saddr[2], k.saddr[3] },
+			       { k.daddr[0], k.daddr[1], k.daddr[2], k.daddr[3] } }), "eq");
+	if (!ids)
+		return;
+	for (i = 0; i < n; i++) {
+		x = k;
+		x.sport = (__u16)i;                     /* rotating ports ... */
+		x.saddr[3] = 0x000012c6u | (__u32)(i >> 16) << 24; /* ... over 16 hosts */
+		ids[i] = afcd_flow_id(&x, 42);
+	}
+	qsort(ids, n, sizeof(*ids), cmp_u64);
+	for (i = 1, j = 0; i < n; i++)
+		j += ids[i] == ids[i - 1];
+	CHECK_EQ(j, 0);
+	free(ids);
+}
+
 static void test_m_fair_fallback(void)
 {
 	CHECK_EQ(afcd_m_fair_fallback(2000, 0), 2000);
@@ -1007,6 +1065,7 @@ int main(int argc, char **argv)
 	TEST(test_isolate_key);
 	TEST(test_sampling_probability);
 	TEST(test_flow_rng);
+	TEST(test_flow_id);
 	TEST(test_m_fair_fallback);
 	TEST(test_isqrt);
 	TEST(test_fall_global_target);
