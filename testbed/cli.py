@@ -284,18 +284,25 @@ def _mean_sd(xs):
 
 def aggregate(results):
     """One entry per (scenario, scheme): mean and sd of every metric over
-    the repeats, the repeats' validity, and result-like fields (flows'
-    goodput = mean, delay samples pooled) so that the plots take it too."""
+    the valid repeats (over all of them only when none is valid: an
+    invalid run measured the machine, not the scheme), the repeats'
+    validity, and result-like fields (flows' goodput = mean, delay samples
+    pooled, time series of the first run averaged) so that the plots take
+    it too. Fields: repeats, valid_runs, mean_of (the runs averaged),
+    valid (all repeats valid), invalid_reasons, sd."""
     groups = {}
     for r in results:
         groups.setdefault((r["scenario"], r["scheme"]), []).append(r)
     out = []
-    for (name, scheme), rs in groups.items():
+    for (name, scheme), runs in groups.items():
+        good = [r for r in runs if r.get("valid", True)]
+        rs = good or runs
         a = dict(rs[0])
-        a["repeats"] = len(rs)
-        a["valid_runs"] = sum(1 for r in rs if r.get("valid", True))
-        a["valid"] = a["valid_runs"] == len(rs)
-        a["invalid_reasons"] = sorted({x for r in rs for x in r.get("invalid_reasons", [])})
+        a["repeats"] = len(runs)
+        a["valid_runs"] = len(good)
+        a["mean_of"] = len(rs)
+        a["valid"] = len(good) == len(runs)
+        a["invalid_reasons"] = sorted({x for r in runs for x in r.get("invalid_reasons", [])})
         sd = {}
         a["flows"] = []
         for f in rs[0]["flows"]:
@@ -319,7 +326,8 @@ def aggregate(results):
 
 
 def table(results):
-    """Markdown table of aggregated results: mean (and +- sd over repeats)."""
+    """Markdown table of aggregated results: mean (and +- sd) over the
+    valid repeats; the last column: valid/all repeats and why not."""
     def pm(m, s, fmt):
         if m is None:
             return "-"
@@ -331,7 +339,9 @@ def table(results):
         q, sd = r["queue_delay_ms"], r.get("sd", {})
         cpu = r.get("cpu", {})
         valid = ("%d/%d" % (r.get("valid_runs", 1), r.get("repeats", 1)) +
-                 ("" if r.get("valid", True) else " (" + "; ".join(r["invalid_reasons"]) + ")"))
+                 ("" if r.get("valid", True) else " (" + "; ".join(
+                     r["invalid_reasons"] + (["none valid: means of all runs"]
+                                             if not r.get("valid_runs") else [])) + ")"))
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["scenario"], r["label"],
             ", ".join("%s %s" % (f["name"], pm(f["goodput_mbps"], f.get("goodput_sd"), "%.1f"))
@@ -384,6 +394,21 @@ def targets(agg):
     return lines
 
 
+def report(agg):
+    """Print the table, the targets and the count of invalid runs of
+    aggregated results (what `demo`, `run` and `plot` show)."""
+    say("\n" + table(agg))
+    tl = targets(agg)
+    if tl:
+        say("\ntargets (issue 9; figures, not tests):\n" + "\n".join(tl))
+    n = sum(r["repeats"] for r in agg)
+    bad = n - sum(r["valid_runs"] for r in agg)
+    if bad:
+        say("\n%d of %d runs are INVALID (they measured the machine, not the scheme; left "
+            "out of the means): %s" % (bad, n, "; ".join(sorted({x for r in agg
+                                                                for x in r["invalid_reasons"]}))))
+
+
 def make_plots(results, out_dir):
     from . import plots
     paths = []
@@ -406,8 +431,9 @@ def load_results(out_dir, order=None):
             rs.append(r)
     rs = aggregate(rs)
     if order:
-        rs.sort(key=lambda r: (r["scenario"], order.index(r["scheme"])
-                               if r["scheme"] in order else 99))
+        rs.sort(key=lambda r: (DEMO_SCENARIOS.index(r["scenario"])
+                               if r["scenario"] in DEMO_SCENARIOS else 99, r["scenario"],
+                               order.index(r["scheme"]) if r["scheme"] in order else 99))
     return rs
 
 
@@ -469,7 +495,11 @@ def main():
         return 0
     if args.cmd == "plot":
         d = args.scenario or args.out
-        for p in make_plots(load_results(d), d):
+        rs = load_results(d, DEMO_SCHEMES)
+        if not rs:
+            sys.exit("afcd-testbed: no results in %s" % d)
+        report(rs)
+        for p in make_plots(rs, d):
             say(p)
         return 0
     if os.geteuid() != 0:
@@ -506,7 +536,7 @@ def main():
         rc = vm_exec(argv, [out], args.vm_timeout, args.kernel)
         if runs is not None and args.cmd != "calibrate":
             # plotted here: importing matplotlib takes minutes under TCG
-            for p in make_plots(load_results(out), out):
+            for p in make_plots(load_results(out, DEMO_SCHEMES), out):
                 say("plot: %s" % p)
         return rc
 
@@ -533,15 +563,7 @@ def main():
     results = run_many(runs, args, out, rate)
     if results:
         agg = aggregate(results)
-        say("\n" + table(agg))
-        tl = targets(agg)
-        if tl:
-            say("\ntargets (issue 9; figures, not tests):\n" + "\n".join(tl))
-        bad = [r for r in results if not r.get("valid", True)]
-        if bad:
-            say("\n%d of %d runs are INVALID (they measured the machine, not the scheme): %s"
-                % (len(bad), len(results), "; ".join(sorted({x for r in bad
-                                                             for x in r["invalid_reasons"]}))))
+        report(agg)
         if not in_vm():               # the host plots what the VM measured
             for p in make_plots(agg, out):
                 say("plot: %s" % p)

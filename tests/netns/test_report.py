@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""The testbed's report: a run marked invalid (it measured the machine,
+not the scheme) is shown and counted but left out of the means that the
+table, the targets and the plots use."""
+from testbed import cli
+
+
+def _run(scheme, rep, cubic, udp, jain, valid=True, why=()):
+    return {"scenario": "cubic-udp", "scheme": scheme, "label": scheme, "repeat": rep,
+            "rate_mbit": 35.0, "target_ms": 5.0,
+            "flows": [{"name": "cubic", "goodput_mbps": cubic},
+                      {"name": "udp", "goodput_mbps": udp}],
+            "jain": jain, "utilization": (cubic + udp) / 35.0,
+            "overlimit_share_after_warmup": 0.0,
+            "queue_delay_ms": {"p50": 3.0, "p95": 8.0, "p99": 10.0, "max": 12.0},
+            "cpu": {"guest_busy": 0.9 if not valid else 0.6, "loader_busy": 0.01},
+            "valid": valid, "invalid_reasons": list(why)}
+
+
+def _by(agg):
+    return {r["scheme"]: r for r in agg}
+
+
+def test_invalid_runs_left_out_of_the_means():
+    """Expected result: two valid runs (cubic 14 and 16) and one whose
+    sender sent nothing (cubic 0): the mean is 15 over the two, the row
+    says 2/3 and why, and the targets use 15 (a mean of 10 over all three
+    would miss CUBIC's 40 % target of 14 Mbit/s)."""
+    rs = [_run("afcd", 1, 14.0, 17.0, 0.99), _run("afcd", 2, 16.0, 17.0, 0.999),
+          _run("afcd", 3, 0.0, 17.0, 0.5, False, ["sender cubic sent nothing"])]
+    a = _by(cli.aggregate(rs))["afcd"]
+    assert (a["repeats"], a["valid_runs"], a["mean_of"], a["valid"]) == (3, 2, 2, False)
+    assert a["flows"][0]["goodput_mbps"] == 15.0
+    assert abs(a["jain"] - 0.9945) < 1e-9
+    assert a["cpu"]["guest_busy"] == 0.6
+    row = cli.table([a]).splitlines()[2]
+    assert "cubic 15.0" in row and row.endswith("| 2/3 (sender cubic sent nothing) |")
+    assert any(line.startswith("ok ") and "CUBIC 15.0 >= 40 %" in line
+               for line in cli.targets([a]))
+
+
+def test_no_valid_run_averages_all_and_says_so():
+    """Expected result: when every repeat is invalid the means are over all
+    of them (there is nothing better to show), the row says 0/3 and that
+    its means are of invalid runs, and the targets tag it."""
+    rs = [_run("fall", i, 10.0 + i, 20.0, 0.9, False, ["guest CPU saturated"])
+          for i in (1, 2, 3)]
+    a = _by(cli.aggregate(rs))["fall"]
+    assert (a["valid_runs"], a["mean_of"], a["valid"]) == (0, 3, False)
+    assert a["flows"][0]["goodput_mbps"] == 12.0
+    assert "0/3 (guest CPU saturated; none valid: means of all runs)" in cli.table([a])
+    assert all("(invalid runs)" in line for line in cli.targets([a]))
+
+
+def test_all_valid_unchanged():
+    """Expected result: with every run valid, all are averaged and the row
+    says 3/3 with no reasons."""
+    rs = [_run("fq_codel", i, 16.0 + i, 17.0, 0.99) for i in (1, 2, 3)]
+    a = _by(cli.aggregate(rs))["fq_codel"]
+    assert (a["valid_runs"], a["mean_of"], a["valid"]) == (3, 3, True)
+    assert a["flows"][0]["goodput_mbps"] == 18.0
+    assert cli.table([a]).splitlines()[2].endswith("| 3/3 |")
