@@ -287,9 +287,9 @@ def aggregate(results):
     the valid repeats (over all of them only when none is valid: an
     invalid run measured the machine, not the scheme), the repeats'
     validity, and result-like fields (flows' goodput = mean, delay samples
-    pooled, time series of the first run averaged) so that the plots take
-    it too. Fields: repeats, valid_runs, mean_of (the runs averaged),
-    valid (all repeats valid), invalid_reasons, sd."""
+    pooled, time series those of the first run averaged) so that the plots
+    take it too. Fields: repeats, valid_runs (the runs averaged, or all
+    when 0), valid (all repeats valid), invalid_reasons, sd."""
     groups = {}
     for r in results:
         groups.setdefault((r["scenario"], r["scheme"]), []).append(r)
@@ -300,7 +300,6 @@ def aggregate(results):
         a = dict(rs[0])
         a["repeats"] = len(runs)
         a["valid_runs"] = len(good)
-        a["mean_of"] = len(rs)
         a["valid"] = len(good) == len(runs)
         a["invalid_reasons"] = sorted({x for r in runs for x in r.get("invalid_reasons", [])})
         sd = {}
@@ -420,7 +419,9 @@ def make_plots(results, out_dir):
     return paths
 
 
-def load_results(out_dir, order=None):
+def load_results(out_dir):
+    """The aggregated results of a results directory, in the demo's order
+    of scenarios and schemes (others after them, by name)."""
     rs = []
     for p in sorted(glob.glob(os.path.join(out_dir, "*.json"))):
         if p.endswith("summary.json"):
@@ -430,10 +431,10 @@ def load_results(out_dir, order=None):
         if "scenario" in r and "scheme" in r:
             rs.append(r)
     rs = aggregate(rs)
-    if order:
-        rs.sort(key=lambda r: (DEMO_SCENARIOS.index(r["scenario"])
-                               if r["scenario"] in DEMO_SCENARIOS else 99, r["scenario"],
-                               order.index(r["scheme"]) if r["scheme"] in order else 99))
+    rs.sort(key=lambda r: (DEMO_SCENARIOS.index(r["scenario"])
+                           if r["scenario"] in DEMO_SCENARIOS else 99, r["scenario"],
+                           DEMO_SCHEMES.index(r["scheme"])
+                           if r["scheme"] in DEMO_SCHEMES else 99, r["scheme"]))
     return rs
 
 
@@ -495,7 +496,7 @@ def main():
         return 0
     if args.cmd == "plot":
         d = args.scenario or args.out
-        rs = load_results(d, DEMO_SCHEMES)
+        rs = load_results(d)
         if not rs:
             sys.exit("afcd-testbed: no results in %s" % d)
         report(rs)
@@ -536,7 +537,7 @@ def main():
         rc = vm_exec(argv, [out], args.vm_timeout, args.kernel)
         if runs is not None and args.cmd != "calibrate":
             # plotted here: importing matplotlib takes minutes under TCG
-            for p in make_plots(load_results(out, DEMO_SCHEMES), out):
+            for p in make_plots(load_results(out), out):
                 say("plot: %s" % p)
         return rc
 
