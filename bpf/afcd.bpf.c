@@ -6,9 +6,11 @@
  * Per packet (ALGORITHM.md sec. 2-6):
  *   1. the interface's slot and config (afcd_cfg_of(): array lookups
  *      only); unconfigured: pass untouched;
- *   2. parse; IP packets get a flow key, per-flow state (LRU) and, with
- *      probability len/sample_bytes (the flow's own generator), a sample
- *      in the shadow buffer;
+ *   2. parse; IP packets get a flow key and per-flow state (LRU, keyed by
+ *      the SipHash id of the key); a packet that cannot have its own state
+ *      is judged as an aggregate flow (unclassified frames, flows without
+ *      an entry: afcd_maps.h); with probability len/sample_bytes (the
+ *      flow's own generator) a sample in the shadow buffer;
  *   3. m_i, m_fair, target_i, the fair rate (or the AFD probability):
  *      afcd_inputs() of afcd_decide.h;
  *   4. afcd_decide(), lock-free: EDT schedule, horizon, the fair-rate
@@ -101,11 +103,12 @@ AFCD_INLINE struct afcd_flow *afcd_flow_own(struct afcd_queue *q, struct afcd_fl
 
 /* Per-flow state, created on first sight with m_i taken from the shadow
  * buffer's count (the flow may have been evicted and come back), its key
- * and its generator seeded. NULL: no state for this packet (the insert
- * failed, or its id collides). */
+ * and its generator seeded. NULL: no entry of its own for this packet
+ * (the insert failed, or its id is another flow's): the caller puts it
+ * in the overflow aggregate. */
 AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_flow_key *key)
 {
-	__u64 id = afcd_flow_id(key, q->flow_seed);
+	__u64 id = afcd_flow_id(key, q->flow_id_key);
 	struct afcd_flow *f = bpf_map_lookup_elem(&afcd_flows, &id);
 	struct afcd_flow init = {};
 	__u32 *cnt;
@@ -131,11 +134,26 @@ AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_fl
 	return f;
 }
 
-/* A coin for the packet of flow f (NULL: no flow state), uniform on
- * [0, 2^32): the flow's own generator, else the helper. */
-AFCD_INLINE __u32 afcd_flow_rand(struct afcd_flow *f)
+/* The state of aggregate kind (enum afcd_agg) of the interface, which
+ * every CPU shares, with its key written into *key (the key its samples
+ * take in the shadow buffer). Its generator is seeded at its first packet,
+ * so that nobody can predict its sampling coins. NULL for a bad kind. */
+AFCD_INLINE struct afcd_flow *afcd_agg_get(struct afcd_queue *q, __u32 kind, __u32 ifindex,
+					   struct afcd_flow_key *key)
 {
-	return f ? afcd_rng_next(&f->rng) : afcd_rand();
+	struct afcd_flow *f;
+
+	if (kind >= AFCD_AGG__MAX)
+		return 0;
+	f = &q->agg[kind];
+	__builtin_memset(key, 0, sizeof(*key));
+	key->ifindex = ifindex;
+	key->agg = (__u8)(kind + 1);
+	if (!f->rng) {
+		f->key = *key;
+		f->rng = (__u64)afcd_rand() << 32 | afcd_rand();
+	}
+	return f;
 }
 
 /* n[c] += d in the interface's histogram, for 1 <= c <= AFCD_SB_SIZE_MAX. */
@@ -201,8 +219,19 @@ AFCD_INLINE void afcd_sb_sample(struct afcd_queue *q, __u32 slot, __u32 sb_size,
 				__sync_fetch_and_add(&q->n_active, -1);
 			}
 		}
-		old_id = afcd_flow_id(&old, q->flow_seed);
-		fo = bpf_map_lookup_elem(&afcd_flows, &old_id);
+		if (old.agg) {
+			__u32 ai = old.agg - 1u;
+
+			/* the bound on the index itself, after the barrier: clang
+			 * would compute the address before a test of old.agg */
+			asm volatile("" : "+r"(ai));
+			fo = 0;
+			if (ai < AFCD_AGG__MAX)
+				fo = &q->agg[ai];
+		} else {
+			old_id = afcd_flow_id(&old, q->flow_id_key);
+			fo = bpf_map_lookup_elem(&afcd_flows, &old_id);
+		}
 		if (fo && fo->m_i && afcd_flow_key_eq(&fo->key, &old))
 			__sync_fetch_and_add(&fo->m_i, -1);
 	}
@@ -299,33 +328,37 @@ int afcd_egress(struct __sk_buff *skb)
 	data_end = afcd_ctx_ptr(skb, offsetof(struct __sk_buff, data_end));
 	st = afcd_parse(data, data_end, &pkt);
 
+	/* every packet is judged as a flow: its own, or the aggregate of the
+	 * packets that cannot have one (afcd_maps.h, Aggregates) */
 	if (st == AFCD_P_IP) {
-		struct afcd_fair fs = {};
-
 		in.ect = pkt.ecn == 1 || pkt.ecn == 2;
 		pkt.key.ifindex = ifindex;
 		afcd_isolate_key(cfg->flags, &pkt.key);
 		f = afcd_flow_get(q, &pkt.key);
-		if (afcd_sample_hit(afcd_flow_rand(f), in.len, cfg->sample_bytes))
+		if (!f)
+			f = afcd_agg_get(q, AFCD_AGG_OVERFLOW, ifindex, &pkt.key);
+		if (pkt.fragment)
+			__sync_fetch_and_add(&q->stats[AFCD_S_FRAGMENT], 1);
+	} else {
+		__sync_fetch_and_add(&q->stats[st == AFCD_P_NON_IP ? AFCD_S_NON_IP :
+					       AFCD_S_PARSE_ERR], 1);
+		f = afcd_agg_get(q, AFCD_AGG_UNCLASSIFIED, ifindex, &pkt.key);
+	}
+	if (f) {
+		struct afcd_fair fs = {};
+
+		if (afcd_sample_hit(afcd_rng_next(&f->rng), in.len, cfg->sample_bytes))
 			afcd_sb_sample(q, slot, sb_size, &pkt.key, f,
 				       in.len > cfg->sample_bytes ? in.len : cfg->sample_bytes);
-		if (f && cfg->algo != AFCD_ALGO_DROPTAIL && cfg->algo != AFCD_ALGO_CODEL) {
+		if (cfg->algo != AFCD_ALGO_DROPTAIL && cfg->algo != AFCD_ALGO_CODEL) {
 			struct afcd_sb_hist *h = bpf_map_lookup_elem(&afcd_sb_hist, &slot);
 
 			afcd_fair_now(cfg, bpf_map_lookup_elem(&afcd_est, &slot), q->n_active,
 				      h ? *(volatile __u32 *)&h->n[1] : 0, in.now_ns, &q->fb_gt, &fs);
 		}
-		afcd_inputs(cfg, &fs, f ? f->m_i : 0, !!f,
-			    cfg->algo == AFCD_ALGO_AFD ? afcd_flow_rand(f) & 0xffff : 0, &in);
+		afcd_inputs(cfg, &fs, f->m_i,
+			    cfg->algo == AFCD_ALGO_AFD ? afcd_rng_next(&f->rng) & 0xffff : 0, &in);
 	}
-	/* IP without flow state (insert failed): EDT and horizon only. */
-
-	if (st == AFCD_P_NON_IP)
-		__sync_fetch_and_add(&q->stats[AFCD_S_NON_IP], 1);
-	else if (st == AFCD_P_MALFORMED)
-		__sync_fetch_and_add(&q->stats[AFCD_S_PARSE_ERR], 1);
-	if (pkt.fragment)
-		__sync_fetch_and_add(&q->stats[AFCD_S_FRAGMENT], 1);
 	verdict = afcd_decide(q, f, &in, &t_dep, &ce_thr_mark);
 
 	if (verdict != AFCD_V_PASS && verdict != AFCD_V_MARK)

@@ -142,7 +142,8 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 	e->m_fair = afcd_afd_m_fair(&e->ctrl_milli, e->q_old_milli, qm, qt, c->alpha_milli,
 				    c->beta_milli, c->sb_size,
 				    s->waterline ? s->waterline :
-				    afcd_m_fair_fallback(c->sb_size, n_active));
+				    afcd_m_fair_fallback(c->sb_size, n_active),
+				    c->algo == AFCD_ALGO_AFD);
 	e->q_old_milli = qm;
 	e->drain_milli = afcd_drain_milli(backlog, qt_ns, c->horizon_ns);
 	if (s->waterline && s->waterline < s->max_count && c->sb_size) {

@@ -36,8 +36,7 @@ struct afcd_in {
 	__u64 police_lead_ns; /* how far a flow may run ahead of its fair-rate clock */
 	__u32 len;            /* wire length, bytes */
 	__u32 algo;           /* enum afcd_algo */
-	__u8  aqm;            /* IP packet with flow state: the drop law applies */
-	__u8  ip;             /* IP packet (parsed into a flow key) */
+	__u8  aqm;            /* the drop law applies (every algo but droptail) */
 	__u8  ect;            /* ECT(0) or ECT(1) */
 	__u8  ecn_on;
 	__u8  codel_global;
@@ -122,15 +121,13 @@ AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_es
 	fs->stale = 1;
 }
 
-/* Fill in for an IP packet of a flow holding m_i samples (has_flow: flow
- * state exists, else the packet takes EDT and the horizon only). rand16:
- * uniform on [0, 2^16) (the AFD coin). in->now_ns, len, tx_ns and the
- * config copies are set by afcd_in_init(). */
+/* Fill in for a packet of a flow (or an aggregate, afcd_maps.h) holding
+ * m_i samples. rand16: uniform on [0, 2^16) (the AFD coin). in->now_ns,
+ * len, tx_ns and the config copies are set by afcd_in_init(). */
 AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair *fs,
-			     __u32 m_i, int has_flow, __u32 rand16, struct afcd_in *in)
+			     __u32 m_i, __u32 rand16, struct afcd_in *in)
 {
-	in->ip = 1;
-	if (!has_flow || c->algo == AFCD_ALGO_DROPTAIL)
+	if (c->algo == AFCD_ALGO_DROPTAIL)
 		return;
 	in->aqm = 1;
 	if (c->algo == AFCD_ALGO_CODEL)
@@ -139,7 +136,13 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 		m_i = c->sb_size;
 	in->stale = fs->stale;
 	if (c->algo == AFCD_ALGO_AFD) {
-		in->afd_drop = rand16 < afcd_afd_drop_q16(fs->m_fair, m_i);
+		/* AFD (Pan et al.) drops the excess of an entity above the max-min
+		 * share: a flow with m_i above the water level, or (m_i <= 1) the
+		 * mice aggregate, one entity as for the policer below, so that a
+		 * sender that rotates ports or spoofs sources is judged as one */
+		__u32 m = m_i <= 1 ? fs->mice_samples : m_i;
+
+		in->afd_drop = m > fs->waterline && rand16 < afcd_afd_drop_q16(fs->m_fair, m);
 		return;
 	}
 	if (c->algo == AFCD_ALGO_FALL)
@@ -391,7 +394,6 @@ account:
 		f->last_seen_ns = in->now_ns;
 		f->last_sojourn_ns = e.sojourn_ns;
 		f->target_ns = in->target_i_ns;
-		f->last_verdict = verdict;
 	}
 	return verdict;
 }
@@ -402,7 +404,7 @@ AFCD_INLINE void afcd_isolate_key(__u32 flags, struct afcd_flow_key *k)
 {
 	if (!(flags & (AFCD_F_ISOLATE_SRC | AFCD_F_ISOLATE_DST)))
 		return;
-	k->proto = 0;
+	k->proto = 0;      /* the host: its address (and family) only */
 	k->sport = 0;
 	k->dport = 0;
 	if (flags & AFCD_F_ISOLATE_SRC)

@@ -252,37 +252,88 @@ AFCD_INLINE __u32 afcd_rng_next(__u64 *s)
 	return (__u32)((z ^ (z >> 31)) >> 32);
 }
 
-/* One absorption step of afcd_flow_id(): xor in a word, multiply by an
- * odd constant (a bijection of h), fold the high half down so that the
- * next multiply mixes it into every bit. */
-#define AFCD_ID_MIX(h, x, m, r) do { (h) = ((h) ^ (x)) * (m); (h) ^= (h) >> (r); } while (0)
+/* ---- Flow id: SipHash-1-3 ------------------------------------------------
+ * SipHash (J.-P. Aumasson, D. J. Bernstein, "SipHash: a fast short-input
+ * PRF", INDOCRYPT 2012) with c = 1 compression and d = 3 finalisation
+ * rounds: the 64-bit variant of the kernel's hsiphash() (lib/siphash.c),
+ * and the hash of Rust's HashMap and of CPython since 3.11. A PRF under a
+ * 128-bit secret key: whoever does not know the key cannot choose two
+ * keys that collide (nor a differential that collides whatever the key)
+ * better than by chance, which is what keys the flow map by a 64-bit id
+ * needs. The key is the slot's afcd_queue.flow_id_key, from getrandom(2). */
+#define AFCD_ROTL64(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+#define AFCD_SIPROUND(v0, v1, v2, v3) do {                                   \
+	(v0) += (v1); (v1) = AFCD_ROTL64((v1), 13); (v1) ^= (v0);           \
+	(v0) = AFCD_ROTL64((v0), 32);                                        \
+	(v2) += (v3); (v3) = AFCD_ROTL64((v3), 16); (v3) ^= (v2);           \
+	(v0) += (v3); (v3) = AFCD_ROTL64((v3), 21); (v3) ^= (v0);           \
+	(v2) += (v1); (v1) = AFCD_ROTL64((v1), 17); (v1) ^= (v2);           \
+	(v2) = AFCD_ROTL64((v2), 32);                                        \
+} while (0)
+/* one message word, c = 1 */
+#define AFCD_SIP_ABSORB(v0, v1, v2, v3, m) do {                              \
+	__u64 m_ = (m);                                                      \
+	(v3) ^= m_; AFCD_SIPROUND(v0, v1, v2, v3); (v0) ^= m_;               \
+} while (0)
 
-/* The 64-bit id of flow key k under a slot's seed (afcd_queue.flow_seed):
- * the key of map afcd_flows. Two lanes (even and odd 8-byte words of the
- * 44-byte key, read as 32-bit halves: the key is only 4-byte aligned)
- * absorb three words each with the multiply-xorshift steps of splitmix64
- * (the constants of Vigna's splitmix64.c and of MurmurHash3's fmix64),
- * then one mix joins them. Not cryptographic: it is keyed so that
- * nobody who does not know the seed can aim a collision, and a collision
- * is detected by the full key the entry holds (afcd_flow_key_eq()), never
- * merged. About 25 cycles, against the 10-20 ns a packet the kernel's
- * hash and compare of the 44-byte key cost (issue 12). Pure: the loader
- * and the tests compute the same ids. */
-AFCD_INLINE __u64 afcd_flow_id(const struct afcd_flow_key *k, __u64 seed)
+/* The 64-bit id of flow key k under the 128-bit key: exactly SipHash-1-3
+ * of the key's message, the bytes after ifindex (the map is shared by every
+ * interface, but each slot has its own secret key, and the entry holds the
+ * full key), as the reference reads them on this host (the message words
+ * little-endian; the tests compare with a byte-wise reference
+ * implementation and its published vectors):
+ *   family 4: proto, agg, family, pad, sport, dport, the IPv4 source and
+ *             destination (16 bytes: the rest of an IPv4 key is the mapped
+ *             prefix the parser always writes; 6 SipRounds);
+ *   else:     proto, agg, family, pad, sport, dport, saddr, daddr (40 bytes;
+ *             9 SipRounds).
+ * The two lengths keep the encodings apart. The key of map afcd_flows. The
+ * flow key is only 4-byte aligned, so it is read as 32-bit halves. Pure,
+ * so the loader and the tests compute the same ids. */
+AFCD_INLINE __u64 afcd_flow_id(const struct afcd_flow_key *k, const __u64 key[2])
 {
 	const __u32 *w = (const __u32 *)k;
-	__u64 a = seed, b = seed ^ 0x6a09e667f3bcc909ULL, h;
+	__u64 v0 = key[0] ^ 0x736f6d6570736575ULL, v1 = key[1] ^ 0x646f72616e646f6dULL;
+	__u64 v2 = key[0] ^ 0x6c7967656e657261ULL, v3 = key[1] ^ 0x7465646279746573ULL;
 
 	_Static_assert(sizeof(*k) == 44, "afcd_flow_id reads 11 words");
-	AFCD_ID_MIX(a, w[0] | (__u64)w[1] << 32, 0xbf58476d1ce4e5b9ULL, 31);
-	AFCD_ID_MIX(b, w[2] | (__u64)w[3] << 32, 0x94d049bb133111ebULL, 29);
-	AFCD_ID_MIX(a, w[4] | (__u64)w[5] << 32, 0xbf58476d1ce4e5b9ULL, 31);
-	AFCD_ID_MIX(b, w[6] | (__u64)w[7] << 32, 0x94d049bb133111ebULL, 29);
-	AFCD_ID_MIX(a, w[8] | (__u64)w[9] << 32, 0xbf58476d1ce4e5b9ULL, 31);
-	AFCD_ID_MIX(b, w[10], 0x94d049bb133111ebULL, 29);
-	h = a ^ (b << 32 | b >> 32);
-	AFCD_ID_MIX(h, 0, 0xff51afd7ed558ccdULL, 33);
-	return h;
+	AFCD_SIP_ABSORB(v0, v1, v2, v3, w[1] | (__u64)w[2] << 32);
+	if (k->family == 4) {
+		AFCD_SIP_ABSORB(v0, v1, v2, v3, w[6] | (__u64)w[10] << 32);
+		AFCD_SIP_ABSORB(v0, v1, v2, v3, 16ULL << 56);
+	} else {
+		AFCD_SIP_ABSORB(v0, v1, v2, v3, w[3] | (__u64)w[4] << 32);
+		AFCD_SIP_ABSORB(v0, v1, v2, v3, w[5] | (__u64)w[6] << 32);
+		AFCD_SIP_ABSORB(v0, v1, v2, v3, w[7] | (__u64)w[8] << 32);
+		AFCD_SIP_ABSORB(v0, v1, v2, v3, w[9] | (__u64)w[10] << 32);
+		AFCD_SIP_ABSORB(v0, v1, v2, v3, 40ULL << 56);
+	}
+	v2 ^= 0xff;
+	AFCD_SIPROUND(v0, v1, v2, v3);
+	AFCD_SIPROUND(v0, v1, v2, v3);
+	AFCD_SIPROUND(v0, v1, v2, v3);
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/* The message afcd_flow_id() hashes, into buf (at least 40 bytes): its
+ * length. For the tests and the tools that check ids. */
+static inline unsigned afcd_flow_id_msg(const struct afcd_flow_key *k, __u8 *buf)
+{
+	const __u8 *b = (const __u8 *)k;
+	unsigned i;
+
+	for (i = 0; i < 8; i++)
+		buf[i] = b[4 + i];
+	if (k->family == 4) {
+		for (i = 0; i < 4; i++) {
+			buf[8 + i] = b[24 + i];       /* saddr[3] */
+			buf[12 + i] = b[40 + i];      /* daddr[3] */
+		}
+		return 16;
+	}
+	for (i = 0; i < 32; i++)
+		buf[8 + i] = b[12 + i];
+	return 40;
 }
 
 /* 1 if flow keys a and b are equal (all 44 bytes; pad is always 0). */
@@ -514,11 +565,14 @@ AFCD_INLINE __s64 afcd_sdiv64(__s64 a, __u64 d)
  *   m_fair = clamp(anchor + c, 1, sb_size)
  * with anchor = sb_size / N (eq. 3.4) or the water level above. All Q
  * and c are milli-samples; alpha, beta are *1000 (1700, 1800). c is
- * bounded to +-3/4 anchor against wind-up. Updates *ctrl_milli and
- * returns m_fair in samples. Runs in the BPF refresh step and on the host. */
+ * bounded to +-3/4 anchor against wind-up; lift_only bounds it below by 0
+ * as well (algo afd: the anchor is the max-min share itself, and below it
+ * the law would drop flows at their fair share, which idled the link: 3.1
+ * of 10 Mbit/s with two flows). Updates *ctrl_milli and returns m_fair in
+ * samples. Runs in the BPF refresh step and on the host. */
 AFCD_INLINE __u32 afcd_afd_m_fair(__s64 *ctrl_milli, __s64 q_old_milli, __s64 q_milli,
 				  __s64 q_target_milli, __u32 alpha_milli,
-				  __u32 beta_milli, __u32 sb_size, __u32 anchor)
+				  __u32 beta_milli, __u32 sb_size, __u32 anchor, int lift_only)
 {
 	__s64 c = *ctrl_milli;
 	/* the correction stays within +-3/4 of the anchor (of sb_size without
@@ -531,8 +585,8 @@ AFCD_INLINE __u32 afcd_afd_m_fair(__s64 *ctrl_milli, __s64 q_old_milli, __s64 q_
 	c -= afcd_sdiv64((__s64)beta_milli * (q_milli - q_target_milli), 1000);
 	if (c > lim)
 		c = lim;
-	if (c < -lim)
-		c = -lim;
+	if (c < (lift_only ? 0 : -lim))
+		c = lift_only ? 0 : -lim;
 	*ctrl_milli = c;
 	m = (__s64)anchor + afcd_sdiv64(c, 1000);
 	if (m < 1)

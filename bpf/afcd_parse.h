@@ -93,6 +93,7 @@ AFCD_INLINE int afcd_parse(const void *data, const void *data_end, struct afcd_p
 		__u16 frag;
 
 		p->family = 4;
+		p->key.family = 4;
 		if (pos + 20 > end)
 			return AFCD_P_MALFORMED;
 		if ((pos[0] >> 4) != 4)
@@ -118,6 +119,7 @@ AFCD_INLINE int afcd_parse(const void *data, const void *data_end, struct afcd_p
 		pos += ihl;
 	} else if (proto == AFCD_ETH_P_IPV6) {
 		p->family = 6;
+		p->key.family = 6;
 		if (pos + 40 > end)
 			return AFCD_P_MALFORMED;
 		if ((pos[0] >> 4) != 6)

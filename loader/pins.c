@@ -62,11 +62,16 @@ int pins_open(struct pins *p, bool quiet)
 		pin_path(path, sizeof(path), i);
 		*pin_fd(p, i) = bpf_obj_get(path);
 		if (*pin_fd(p, i) < 0) {
-			if (!quiet)
+			int err = errno;
+
+			if (!quiet && err == ENOENT)
 				pr_warn("no afcd maps pinned at %s (%s): attach first, with "
 					"'afcd attach DEV rate R' or 'tc filter add dev DEV egress bpf da "
-					"obj afcd.bpf.o sec tc'", path, strerror(errno));
+					"obj afcd.bpf.o sec tc'", path, strerror(err));
+			else if (!quiet)
+				pr_warn("cannot open the pinned map %s: %s", path, strerror(err));
 			pins_close(p);
+			errno = err;
 			return -1;
 		}
 		if (bpf_obj_get_info_by_fd(*pin_fd(p, i), &info, &len) || info.type != s->type ||
@@ -78,6 +83,35 @@ int pins_open(struct pins *p, bool quiet)
 					info.type, info.key_size, info.value_size, s->type, s->key_size,
 					s->value_size, AFCD_PIN_DIR);
 			pins_close(p);
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int pins_check(const struct pins *p, char *why, size_t n)
+{
+	unsigned i;
+
+	for (i = 0; i < NPINS; i++) {
+		struct bpf_map_info mine = {0}, there = {0};
+		__u32 l1 = sizeof(mine), l2 = sizeof(there);
+		char path[256];
+		int fd, err;
+
+		pin_path(path, sizeof(path), i);
+		fd = bpf_obj_get(path);
+		if (fd < 0) {
+			snprintf(why, n, "its pinned map %s is gone (%s)", path, strerror(errno));
+			return -1;
+		}
+		err = bpf_obj_get_info_by_fd(fd, &there, &l2) ||
+		      bpf_obj_get_info_by_fd(*pin_fd((struct pins *)p, i), &mine, &l1);
+		close(fd);
+		if (err || mine.id != there.id) {
+			snprintf(why, n, "%s is another map now (id %u, the loader's %u)", path,
+				 there.id, mine.id);
 			return -1;
 		}
 	}
@@ -240,7 +274,7 @@ static int hist_reset(struct pins *p, __u32 slot)
 
 /* Zero the interface's queue, estimate, scan and ring slot, mark the queue
  * as owned by ifindex (the datapath checks ownership per packet) and give
- * it a fresh flow-id seed from getrandom(2). */
+ * it a fresh flow-id key from getrandom(2). */
 static int slot_reset(struct pins *p, __u32 slot, __u32 ifindex)
 {
 	struct afcd_queue q = { .ifindex = ifindex };
@@ -249,7 +283,7 @@ static int slot_reset(struct pins *p, __u32 slot, __u32 ifindex)
 	void *ring;
 	int err;
 
-	if (getrandom(&q.flow_seed, sizeof(q.flow_seed), 0) != sizeof(q.flow_seed))
+	if (getrandom(q.flow_id_key, sizeof(q.flow_id_key), 0) != sizeof(q.flow_id_key))
 		return -errno;
 	ring = calloc(1, sizeof(struct afcd_sb_ring));
 	if (!ring)
@@ -353,8 +387,12 @@ int config_write_locked(struct pins *p, __u32 ifindex, struct afcd_config *c)
 		 * this read and write (a few packets' counters) are lost; the
 		 * ring restart is rare and by hand */
 		if (!bpf_map_lookup_elem(p->queue, &slot, &q)) {
+			unsigned i;
+
 			q.n_active = 0;
 			q.sb_head = 0;
+			for (i = 0; i < AFCD_AGG__MAX; i++)
+				q.agg[i].m_i = 0;
 			bpf_map_update_elem(p->queue, &slot, &q, BPF_ANY);
 		}
 	}

@@ -21,9 +21,16 @@ struct pins {
 
 /* Open every pinned map and check that it is this version's (map type,
  * key and value size: pins of another ABI are refused, not adopted).
- * Returns 0, or -1 (with one line printed unless quiet) and nothing open. */
+ * Returns 0, or -1 (with one line printed unless quiet) and nothing open;
+ * errno is then ENOENT when a pin is missing (nothing attached), or why a
+ * pin could not be opened (EACCES, ...), or EINVAL for a foreign pin. */
 int pins_open(struct pins *p, bool quiet);
 void pins_close(struct pins *p);
+
+/* Are the pins still the maps p holds (each path present and the same
+ * map, by id)? 0, or -1 with the reason in why: someone removed a pin or
+ * remounted bpffs, so that no tool can reach this loader's maps. */
+int pins_check(const struct pins *p, char *why, size_t n);
 /* Mode 0600 on every pin; unlink every pin (no interface left). */
 void pins_chmod(void);
 void pins_unlink(void);

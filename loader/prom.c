@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The /metrics page; see prom.h. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,6 +68,34 @@ static void prom_counters(struct prom_out *p, const char *dev, const struct prom
 	}
 }
 
+/* The aggregates (afcd_maps.h): one family per counter, labelled by kind. */
+static void prom_aggregates(struct prom_out *p, const char *dev, const struct afcd_queue *q)
+{
+#define AGG_NAME_(E, name, doc) name,
+	static const char *const names[] = { AFCD_AGGS(AGG_NAME_) };
+#undef AGG_NAME_
+	static const struct { const char *fam, *help; size_t off; } f[] = {
+		{ "aggregate_packets_total", "Packets admitted of each aggregate: kind unclassified "
+		  "(frames the parser cannot classify), overflow (flows without an entry of their "
+		  "own); each is one flow of the fairness module.", offsetof(struct afcd_flow, packets) },
+		{ "aggregate_bytes_total", "Wire bytes admitted of each aggregate.",
+		  offsetof(struct afcd_flow, bytes) },
+		{ "aggregate_drops_total", "Packets of each aggregate dropped (drop law, policer, "
+		  "horizon).", offsetof(struct afcd_flow, drops) },
+	};
+	char label[64];
+	size_t i, k;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		prom_family(p, f[i].fam, "counter", f[i].help);
+		for (k = 0; k < AFCD_AGG__MAX; k++) {
+			snprintf(label, sizeof(label), "kind=\"%s\"", names[k]);
+			prom_sample(p, f[i].fam, dev, label,
+				    (double)*(const __u64 *)((const char *)&q->agg[k] + f[i].off));
+		}
+	}
+}
+
 size_t prom_render(char *b, size_t n, const char *dev, const struct snapshot *s)
 {
 	const struct afcd_queue *q = &s->q;
@@ -94,6 +123,7 @@ size_t prom_render(char *b, size_t n, const char *dev, const struct snapshot *s)
 	};
 
 	prom_counters(&p, dev, counters, sizeof(counters) / sizeof(counters[0]));
+	prom_aggregates(&p, dev, q);
 	for (i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++) {
 		prom_family(&p, gauges[i].name, gauges[i].type, gauges[i].help);
 		prom_sample(&p, gauges[i].name, dev, "", gauges[i].v);

@@ -44,9 +44,25 @@ static bool addr_str(char *b, size_t n, const __u32 a[4])
 	return v4;
 }
 
+#define AGG_NAME_(E, name, doc) name,
+static const char *const agg_names[] = { AFCD_AGGS(AGG_NAME_) };
+#undef AGG_NAME_
+
+/* The aggregate a key stands for, or NULL for a flow's key. */
+static const char *agg_name(const struct afcd_flow_key *k)
+{
+	return k->agg && k->agg <= AFCD_AGG__MAX ? agg_names[k->agg - 1] :
+	       k->agg ? "aggregate?" : NULL;
+}
+
 static void fmt_key(char *b, size_t n, const struct afcd_flow_key *k)
 {
 	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+
+	if (agg_name(k)) {
+		snprintf(b, n, "aggregate %s", agg_name(k));
+		return;
+	}
 	const char *proto = k->proto == 6 ? "tcp" : k->proto == 17 ? "udp" :
 			    k->proto == 1 ? "icmp" : k->proto == 58 ? "icmp6" : "ip";
 	bool v4 = addr_str(s, sizeof(s), k->saddr);
@@ -95,6 +111,8 @@ static struct json_object *json_flow(const struct flow_row *r)
 	addr_str(src, sizeof(src), r->f.key.saddr);
 	addr_str(dst, sizeof(dst), r->f.key.daddr);
 	json_object_object_add(o, "key", json_object_new_string(key));
+	json_object_object_add(o, "aggregate", agg_name(&r->f.key) ?
+			       json_object_new_string(agg_name(&r->f.key)) : NULL);
 	json_object_object_add(o, "proto", json_object_new_int(r->f.key.proto));
 	json_object_object_add(o, "src", json_object_new_string(src));
 	json_object_object_add(o, "sport", json_object_new_int(ntohs(r->f.key.sport)));
@@ -152,6 +170,22 @@ static void render_json(const char *dev, __u32 ifindex, const char *hook,
 	ADD(jq, "dt_s", json_object_new_double(dt));
 	ADD(jq, "dropping", U64(q->gcv.dropping));
 	ADD(jq, "codel_count", U64(q->gcv.count));
+	{
+		struct json_object *ja = json_object_new_object();
+
+		for (i = 0; i < AFCD_AGG__MAX; i++) {
+			struct json_object *o1 = json_object_new_object();
+			const struct afcd_flow *f = &q->agg[i];
+
+			ADD(o1, "packets", U64(f->packets));
+			ADD(o1, "bytes", U64(f->bytes));
+			ADD(o1, "drops", U64(f->drops));
+			ADD(o1, "marks", U64(f->marks));
+			ADD(o1, "m_i", U64(f->m_i));
+			ADD(ja, agg_names[i], o1);
+		}
+		ADD(jq, "aggregates", ja);
+	}
 	ADD(root, "queue", jq);
 
 	je = json_object_new_object();

@@ -97,12 +97,21 @@ static void row_add(int fd, __u64 id, struct afcd_flow *f, void *arg)
 	a->n++;
 }
 
-/* All flow-state entries of ifindex (a copy); *n set to the count. */
+/* All flow-state entries of ifindex and the aggregates that have seen a
+ * packet (a copy); *n set to the count. */
 struct flow_row *flows_read(struct pins *p, __u32 ifindex, size_t *n)
 {
 	struct rows_arg a = {0};
+	struct afcd_config c;
+	struct afcd_queue q;
+	unsigned i;
 
 	flows_each(p, ifindex, row_add, &a);
+	if (!cfg_lookup(p, ifindex, &c) && !bpf_map_lookup_elem(p->queue, &c.slot, &q) &&
+	    q.ifindex == ifindex)
+		for (i = 0; i < AFCD_AGG__MAX; i++)
+			if (q.agg[i].key.agg)
+				row_add(-1, 0, &q.agg[i], &a);
 	*n = a.n;
 	return a.rows;
 }

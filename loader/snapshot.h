@@ -48,7 +48,9 @@ struct flow_row {
 	double rate_bps;
 };
 
-/* Every flow-state entry of ifindex (a malloc'ed copy, *n entries). */
+/* Every flow-state entry of ifindex and each aggregate that has seen a
+ * packet (its key.agg set; afcd_maps.h, Aggregates): a malloc'ed copy,
+ * *n entries. */
 struct flow_row *flows_read(struct pins *p, __u32 ifindex, size_t *n);
 
 /* rate_bps of each row of r1 from the byte counters of r0 (dt_s apart),

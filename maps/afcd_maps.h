@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 7u
+#define AFCD_ABI_VERSION 8u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -192,10 +192,12 @@ enum afcd_cfg_flags {
 	FN(CE_THRESHOLD_MARK, "ce_threshold_mark", "ecn_marks_total",                    \
 	   "reason=\"ce_threshold\"", "Packets CE-marked by ce_threshold.")              \
 	FN(NON_IP, "non_ip", "unclassified_packets_total", "kind=\"non_ip\"",            \
-	   "Packets that took no AQM, by kind: non_ip (not IPv4/IPv6), parse_error "     \
-	   "(truncated or malformed IP); EDT and the horizon still apply.")              \
+	   "Frames the parser could not classify into a flow, by kind: non_ip (not "     \
+	   "IPv4/IPv6 after two VLAN tags: ARP, a third tag, ...), parse_error "         \
+	   "(truncated or malformed IP, more IPv6 extension headers than followed). "    \
+	   "They are the unclassified aggregate: one flow of the fairness module.")      \
 	FN(PARSE_ERR, "parse_err", "unclassified_packets_total", "kind=\"parse_error\"", \
-	   "Truncated or malformed IP packets: EDT only, passed.")                       \
+	   "Truncated or malformed IP packets (the unclassified aggregate).")            \
 	FN(FRAGMENT, "fragment", "fragments_total", "",                                  \
 	   "IP fragments (their ports taken as 0).")                                     \
 	FN(STALE_FALLBACK, "stale_fallback", "fallback_packets_total", "",               \
@@ -209,15 +211,16 @@ enum afcd_cfg_flags {
 	FN(FLOW_NEW, "flow_new", "flows_created_total", "",                              \
 	   "Flow-state entries created.")                                                \
 	FN(FLOW_FAIL, "flow_fail", "flow_failures_total", "",                            \
-	   "Flow-state inserts that failed: the packet took no AQM.")                    \
+	   "Flow-state inserts that failed: the packet went to the overflow aggregate.") \
 	FN(SB_FAIL, "sb_fail", "sample_failures_total", "",                              \
 	   "Shadow-buffer count inserts that failed.")                                   \
 	FN(SAMPLED_BYTES, "sampled_bytes", "sampled_bytes_total", "",                    \
 	   "Bytes the samples stand for, max(len, sample_bytes) each: an unbiased "      \
 	   "count of the offered bytes (the refresh step's offered load).")             \
 	FN(FLOW_COLLIDE, "flow_collide", "flow_id_collisions_total", "",                 \
-	   "Packets whose 64-bit flow id was held by another flow's entry: they took "   \
-	   "no AQM (expected ~0: the id is keyed by a per-slot secret).")
+	   "Packets whose 64-bit flow id was held by another flow's entry: they went to " \
+	   "the overflow aggregate (expected ~0: the id is SipHash-1-3 under a per-slot " \
+	   "secret key).")
 
 /* Global per-CPU counters, map afcd_global (index = enum value), not per
  * interface (no Prometheus family: they carry no dev). */
@@ -445,48 +448,22 @@ struct afcd_gt_cache {
 	__u64 at_ns;             /* when it was computed */
 };
 
-/* ---- Queue: map afcd_queue ---------------------------------------------
- * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_queue. The
- * configuring tool zeroes the slot and writes its ifindex; the datapath
- * ignores a slot whose ifindex is not the packet's (AFCD_G_BAD_SLOT).
- * No lock (ABI 5): the datapath updates it with atomics, and the whole
- * queue's CoDel vars (gcv) under the try-lock gcv_busy
- * (bpf/afcd_decide.h).
- */
-struct afcd_queue {
-	__u32 gcv_busy;          /* 1 while a CPU updates gcv (cmpxchg try-lock), else 0 */
-	__u32 sb_head;           /* shadow buffer: next slot (mod sb_size), atomic */
-	__u64 t_last_ns;         /* departure time of the last admitted packet */
-	__u64 last_sojourn_ns;   /* predicted sojourn of the last packet */
-	__u64 max_sojourn_ns;    /* largest predicted sojourn admitted */
-	__u64 q_first_above_ns;  /* first_above_time of the whole queue (codel, FaLL gate 1) */
-	struct afcd_codel_vars gcv; /* whole-queue dropping state (codel, codel_state=global) */
-	__u32 maxpacket_bytes;   /* largest wire length seen (CoDel's maxpacket) */
-	__s32 n_active;          /* N: flows with samples in the shadow buffer, atomic */
-	__u32 ifindex;           /* owner of this slot, written by the configuring tool */
-	__u32 pad;
-	__u64 flow_seed;         /* secret of afcd_flow_id() for this slot, random, written
-				  * by the configuring tool with the slot and kept for its
-				  * life (a new seed orphans every flow entry of the slot) */
-	__u64 sojourn_sum_ns;    /* sum of the predicted sojourn of admitted packets
-				  * (with stats[AFCD_S_PASSED]: the refresh step's mean queue) */
-	__u64 mice_vt_ns;        /* policer clock of the mice aggregate (AFCD_F_POLICE) */
-	struct afcd_gt_cache fb_gt; /* FaLL's fallback global target, last computed */
-	__u64 stats[AFCD_S__MAX];   /* enum afcd_stat, atomic */
-	__u64 astats[AFCD_A__MAX];  /* enum afcd_astat, atomic */
-};
-_Static_assert(sizeof(struct afcd_queue) == 120 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX,
-	       "afcd_queue ABI");
-
 /* ---- Flow key ------------------------------------------------------------
  * The 5-tuple after at most two VLAN tags, plus the interface. IPv4
  * addresses are stored as IPv4-mapped IPv6 (::ffff:a.b.c.d). ICMP, other
  * protocols and IP fragments have ports 0. Network byte order throughout.
+ * family keeps an IPv6 packet whose addresses are IPv4-mapped (invalid on
+ * the wire, RFC 4291 sec. 2.5.5.2, but a raw socket can send one) from
+ * spelling an IPv4 flow's key. agg is 0 in every key the parser builds;
+ * 1 + enum afcd_agg in the key of an aggregate (all its other fields 0 but
+ * ifindex), so that no packet can spell an aggregate's key.
  */
 struct afcd_flow_key {
 	__u32 ifindex;   /* egress interface */
 	__u8  proto;     /* IPPROTO_* (L4 protocol after extension headers) */
-	__u8  pad[3];
+	__u8  agg;       /* 0: a flow; 1 + enum afcd_agg: that aggregate */
+	__u8  family;    /* 4 or 6 (the IP header's version); 0 in an aggregate's key */
+	__u8  pad;
 	__u16 sport;     /* network byte order */
 	__u16 dport;     /* network byte order */
 	__u32 saddr[4];  /* IPv6 or IPv4-mapped */
@@ -494,19 +471,41 @@ struct afcd_flow_key {
 };
 _Static_assert(sizeof(struct afcd_flow_key) == 44, "afcd_flow_key ABI");
 
+/* ---- Aggregates ----------------------------------------------------------
+ * Traffic that cannot have a flow of its own is not let through without
+ * the fairness module: it is sampled, estimated, policed and dropped as
+ * one flow per kind, whose state lives in the interface's queue (struct
+ * afcd_queue.agg[], always there: no insert can fail), like the mice
+ * aggregate of flows holding one sample (docs/ALGORITHM.md sec. 3a). Each
+ * aggregate shares one fair share among its packets and counts as one
+ * entity in N and the water level, so a flood of them cannot shift the
+ * estimates of the classified flows. FN(ENUM, name, what goes there).
+ */
+#define AFCD_AGGS(FN)                                                                   \
+	FN(UNCLASSIFIED, "unclassified",                                                 \
+	   "frames the parser cannot classify: not IP after two VLAN tags, malformed or " \
+	   "truncated IP, more IPv6 extension headers than it follows")                 \
+	FN(OVERFLOW, "overflow",                                                         \
+	   "IP packets whose flow cannot have its own entry: a flow-id collision or a "  \
+	   "failed insert into afcd_flows")
+
+#define AFCD_ENUM_AGG_(E, name, doc) AFCD_AGG_##E,
+enum afcd_agg { AFCD_AGGS(AFCD_ENUM_AGG_) AFCD_AGG__MAX };
+
 /* ---- Per-flow state: map afcd_flows -------------------------------------
- * BPF_MAP_TYPE_LRU_HASH, key __u64 flow id (afcd_flow_id() of the flow key
- * under its slot's afcd_queue.flow_seed), value struct afcd_flow, which
- * holds the full key: an entry belongs to a packet only if its key is the
- * packet's (afcd_flow_key_eq()), so two flows whose ids collide are never
- * merged; the second one takes no AQM and is counted (AFCD_A_FLOW_COLLIDE).
- * An 8-byte key instead of the 44-byte one made the kernel's hash and
- * compare 10-20 ns cheaper a packet (issue 12). AFCD_FLOWS_MAX entries.
- * No lock (ABI 5): counters and m_i are updated
+ * BPF_MAP_TYPE_LRU_HASH, key __u64 flow id (afcd_flow_id(): SipHash-1-3 of
+ * the flow key under its slot's afcd_queue.flow_id_key), value struct
+ * afcd_flow, which holds the full key: an entry belongs to a packet only
+ * if its key is the packet's (afcd_flow_key_eq()), so two flows whose ids
+ * collide are never merged; the second one goes to the overflow aggregate
+ * and is counted (AFCD_A_FLOW_COLLIDE). An 8-byte key instead of the
+ * 44-byte one made the kernel's hash and compare 10-20 ns cheaper a
+ * packet. AFCD_FLOWS_MAX entries. No lock: counters and m_i are updated
  * with atomics; the CoDel and policer fields by plain writes of the CPU
  * that handles the flow's packet (two CPUs sending one flow at once may
  * lose an update: README, Known limits). Evictions = AFCD_A_FLOW_NEW - live entries
- * - entries deleted by the loader's garbage collection.
+ * - entries deleted by the loader's garbage collection. The same struct
+ * is the state of each aggregate (struct afcd_queue.agg[]).
  */
 struct afcd_flow {
 	struct afcd_flow_key key; /* the flow (its id is the map key); written once */
@@ -525,12 +524,47 @@ struct afcd_flow {
 				  * admitted packet (AFCD_F_POLICE; unused while a mouse) */
 	__u64 rng;             /* the flow's splitmix64 state (afcd_rng_next()): its
 				  * sampling and AFD coins, seeded by bpf_get_prandom_u32()
-				  * when the entry is created; a helper call a packet cost
-				  * 20 ns (issue 12) */
-	__u32 last_verdict;    /* enum afcd_verdict of its last packet */
-	__u32 pad;
+				  * when the entry is created (an aggregate's: at its first
+				  * packet); a helper call a packet cost 20 ns */
 };
-_Static_assert(sizeof(struct afcd_flow) == 168, "afcd_flow ABI");
+_Static_assert(sizeof(struct afcd_flow) == 160, "afcd_flow ABI");
+
+/* ---- Queue: map afcd_queue ---------------------------------------------
+ * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_queue. The
+ * configuring tool zeroes the slot and writes its ifindex and a random
+ * flow_id_key; the datapath ignores a slot whose ifindex is not the
+ * packet's (AFCD_G_BAD_SLOT). No lock: the datapath updates it with
+ * atomics, and the whole queue's CoDel vars (gcv) under the try-lock
+ * gcv_busy (bpf/afcd_decide.h).
+ */
+struct afcd_queue {
+	__u32 gcv_busy;          /* 1 while a CPU updates gcv (cmpxchg try-lock), else 0 */
+	__u32 sb_head;           /* shadow buffer: next slot (mod sb_size), atomic */
+	__u64 t_last_ns;         /* departure time of the last admitted packet */
+	__u64 last_sojourn_ns;   /* predicted sojourn of the last packet */
+	__u64 max_sojourn_ns;    /* largest predicted sojourn admitted */
+	__u64 q_first_above_ns;  /* first_above_time of the whole queue (codel, FaLL gate 1) */
+	struct afcd_codel_vars gcv; /* whole-queue dropping state (codel, codel_state=global) */
+	__u32 maxpacket_bytes;   /* largest wire length seen (CoDel's maxpacket) */
+	__s32 n_active;          /* N: flows with samples in the shadow buffer, atomic */
+	__u32 ifindex;           /* owner of this slot, written by the configuring tool */
+	__u32 pad;
+	__u64 flow_id_key[2];    /* the 128-bit SipHash key of afcd_flow_id() for this slot,
+				  * from getrandom(2), written by the configuring tool with
+				  * the slot and kept for its life (a new key orphans every
+				  * flow entry of the slot); never leaves the kernel but
+				  * through the pinned map (mode 0600) */
+	__u64 sojourn_sum_ns;    /* sum of the predicted sojourn of admitted packets
+				  * (with stats[AFCD_S_PASSED]: the refresh step's mean queue) */
+	__u64 mice_vt_ns;        /* policer clock of the mice aggregate (AFCD_F_POLICE) */
+	struct afcd_gt_cache fb_gt; /* FaLL's fallback global target, last computed */
+	__u64 stats[AFCD_S__MAX];   /* enum afcd_stat, atomic */
+	__u64 astats[AFCD_A__MAX];  /* enum afcd_astat, atomic */
+	struct afcd_flow agg[AFCD_AGG__MAX]; /* the aggregates' state (enum afcd_agg):
+					      * key.agg = 1 + index once used */
+};
+_Static_assert(sizeof(struct afcd_queue) == 128 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX +
+	       sizeof(struct afcd_flow) * AFCD_AGG__MAX, "afcd_queue ABI");
 
 /* ---- Shadow buffer: maps afcd_sb_ring and afcd_sb_count -----------------
  * afcd_sb_ring: BPF_MAP_TYPE_ARRAY indexed by slot, value the ring of

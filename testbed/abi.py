@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 """The lists of maps/afcd_maps.h, read from the header itself so that the
 Python side never keeps a second copy: the pinned maps (AFCD_PINS), the
-drop laws (AFCD_ALGOS) and the counters (AFCD_STATS, AFCD_ASTATS,
+drop laws (AFCD_ALGOS), the aggregates (AFCD_AGGS) and the counters (AFCD_STATS, AFCD_ASTATS,
 AFCD_GSTATS), each in the header's order.
 
   PINS    [(field, map name)]
   ALGOS   [algo name]                    (the `algo` parameter's values)
+  AGGS    [aggregate name]               (`afcd stats -j` queue.aggregates)
   STATS, ASTATS, GSTATS
           [(key, prometheus family or None, label, help)]
           key: the counter's name in `afcd stats -j` (queue / global)
@@ -66,11 +67,12 @@ def _load():
         text = fh.read()
     pins = [(e[0], e[1]) for e in _entries(_list_body(text, "AFCD_PINS"))]
     algos = [e[1] for e in _entries(_list_body(text, "AFCD_ALGOS"))]
+    aggs = [e[1] for e in _entries(_list_body(text, "AFCD_AGGS"))]
     counters = {n: [tuple(e[1:5]) for e in _entries(_list_body(text, n))]
                 for n in ("AFCD_STATS", "AFCD_ASTATS", "AFCD_GSTATS")}
-    return pins, algos, counters
+    return pins, algos, aggs, counters
 
 
-PINS, ALGOS, _C = _load()
+PINS, ALGOS, AGGS, _C = _load()
 STATS, ASTATS, GSTATS = _C["AFCD_STATS"], _C["AFCD_ASTATS"], _C["AFCD_GSTATS"]
 PIN_NAMES = [name for _, name in PINS]

@@ -107,7 +107,8 @@ void set_cfg(__u32 ifindex, const struct afcd_config *cfg)
 		return;
 	memset(&q, 0, sizeof(q));
 	q.ifindex = ifindex;
-	q.flow_seed = TEST_FLOW_SEED ^ ifindex;
+	q.flow_id_key[0] = TEST_FLOW_KEY0 ^ ifindex;
+	q.flow_id_key[1] = TEST_FLOW_KEY1;
 	err = bpf_map__update_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), BPF_ANY);
 	CHECK(!err, "queue init: %d", err);
 }
@@ -220,7 +221,7 @@ __u64 flow_id_of(const struct pkt_spec *s, __u32 ifindex)
 	struct afcd_flow_key k = key_of(s, ifindex);
 	struct afcd_queue q = get_queue(ifindex);
 
-	return afcd_flow_id(&k, q.flow_seed);
+	return afcd_flow_id(&k, q.flow_id_key);
 }
 
 int get_flow(const struct pkt_spec *s, __u32 ifindex, struct afcd_flow *f)

@@ -58,8 +58,9 @@ extern const char *const algo_names[AFCD_ALGO__MAX];
 /* A fresh private copy of afcd_egress with the test clock: 0, or -1. */
 int load(void);
 void unload(void);
-/* The flow-id seed of the queues set_cfg() claims (xor the ifindex). */
-#define TEST_FLOW_SEED 0x5eed0f10a7c0ffeeULL
+/* The flow-id key of the queues set_cfg() claims (k0 xor the ifindex). */
+#define TEST_FLOW_KEY0 0x5eed0f10a7c0ffeeULL
+#define TEST_FLOW_KEY1 0x0123456789abcdefULL
 /* A complete config of algo at 10 Mbit/s with the defaults (valid ABI). */
 struct afcd_config cfg_base(__u32 algo);
 __u32 slot_of(__u32 ifindex);

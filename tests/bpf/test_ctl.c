@@ -153,6 +153,7 @@ static void test_ctl_gc_idle_flows(void)
 	struct afcd_flow_key k = { .proto = 17 };
 	struct afcd_flow f;
 	__u64 deleted = 0, now = 100000 * MS, id;
+	const __u64 key7[2] = { 7, 7 };
 	int i;
 
 	SETUP_CTL();
@@ -163,7 +164,7 @@ static void test_ctl_gc_idle_flows(void)
 		f.last_seen_ns = i % 2 ? now - 20000 * MS : now - 1000 * MS; /* odd: idle 20 s */
 		f.m_i = i % 4 == 3;                                        /* some still sampled */
 		f.key = k;
-		id = afcd_flow_id(&k, 7);
+		id = afcd_flow_id(&k, key7);
 		CHECK(!bpf_map__update_elem(skel->maps.afcd_flows, &id, sizeof(id), &f, sizeof(f),
 					    BPF_ANY), "flow %d", i);
 	}
@@ -174,7 +175,7 @@ static void test_ctl_gc_idle_flows(void)
 	for (i = 0; i < 1000; i += 97) {
 		k.ifindex = i < 800 ? 1 : 2;
 		k.sport = (__u16)i;
-		id = afcd_flow_id(&k, 7);
+		id = afcd_flow_id(&k, key7);
 		CHECK((bpf_map__lookup_elem(skel->maps.afcd_flows, &id, sizeof(id), &f, sizeof(f), 0)
 		       != 0) == (i < 800 && i % 4 == 1), "flow %d", i);
 	}

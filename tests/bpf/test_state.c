@@ -80,10 +80,20 @@ static void test_malformed_pass_and_counted(void)
 		CHECK_EQ(q.stats[AFCD_S_PASSED], 10);
 		CHECK_EQ(q.stats[AFCD_S_AQM_DROP] + q.stats[AFCD_S_OVERLIMIT_DROP], 0);
 	}
-	/* only the two fragment flows and the 15-header one got state:
-	 * malformed frames made none */
+	/* only the two fragment flows and the 15-header one got state of
+	 * their own: the 7 malformed frames are the unclassified aggregate,
+	 * which holds samples as one more flow */
 	CHECK_EQ(map_count(skel->maps.afcd_flows), 3);
-	CHECK_EQ(map_count(skel->maps.afcd_sb_count), 3);
+	CHECK_EQ(map_count(skel->maps.afcd_sb_count), 4);
+	{
+		struct afcd_queue q = get_queue(1);
+		const struct afcd_flow *u = &q.agg[AFCD_AGG_UNCLASSIFIED];
+
+		CHECK_EQ(u->packets, 7);
+		CHECK_EQ(u->key.agg, 1 + AFCD_AGG_UNCLASSIFIED);
+		CHECK_EQ(u->m_i, 7);
+		CHECK_EQ(q.agg[AFCD_AGG_OVERFLOW].packets, 0);
+	}
 	{
 		struct afcd_flow f;
 
@@ -189,9 +199,9 @@ static void test_flow_flood_bounded(void)
 
 /* Two flows under one id are never merged (afcd_flows is keyed by the
  * 64-bit flow id, the entry holds the full key). The collision is forged:
- * flow b's entry is written under flow a's id. a's packets then pass with
- * no AQM and are counted, and leave that entry alone, also when a's
- * samples leave the shadow buffer. */
+ * flow b's entry is written under flow a's id. a's packets then go to the
+ * overflow aggregate (sampled, judged and counted as that one flow), and
+ * leave that entry alone, also when a's samples leave the shadow buffer. */
 static void test_flow_id_collision_not_merged(void)
 {
 	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
@@ -220,6 +230,13 @@ static void test_flow_id_collision_not_merged(void)
 	}
 	CHECK_EQ(get_queue(1).astats[AFCD_A_FLOW_COLLIDE], 3);
 	CHECK_EQ(get_flow(&a, 1, &fx), -ENOENT);
+	{
+		struct afcd_queue q = get_queue(1);
+
+		CHECK_EQ(q.agg[AFCD_AGG_OVERFLOW].packets, 3);
+		CHECK_EQ(q.agg[AFCD_AGG_OVERFLOW].m_i, 3);   /* every packet a sample */
+		CHECK_EQ(q.agg[AFCD_AGG_OVERFLOW].key.agg, 1 + AFCD_AGG_OVERFLOW);
+	}
 	/* four samples of b push a's three out of the ring of 4 */
 	for (i = 0; i < 4; i++) {
 		set_now(1100 * MS + i * 10 * MS);

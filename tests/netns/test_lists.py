@@ -15,6 +15,7 @@ def test_abi_lists_parsed():
     assert [n for _, n in abi.PINS][:3] == ["afcd_cfg", "afcd_est", "afcd_queue"]
     assert len(abi.PINS) == 11 and len(set(abi.PIN_NAMES)) == 11
     assert abi.ALGOS == ["droptail", "codel", "afd", "afcd", "fall"]
+    assert abi.AGGS == ["unclassified", "overflow"]
     assert [k for k, _, _, _ in abi.STATS][:2] == ["passed", "passed_bytes"]
     assert all(h for _, _, _, h in abi.STATS + abi.ASTATS + abi.GSTATS)
 
@@ -33,6 +34,7 @@ def test_outputs_follow_the_lists(pair):
         want = [k for k, _, _, _ in abi.STATS + abi.ASTATS]
         assert qkeys[:len(want)] == want
         assert list(s["global"]) == [k for k, _, _, _ in abi.GSTATS]
+        assert list(s["queue"]["aggregates"]) == abi.AGGS
         assert s["config"]["algo"] in abi.ALGOS
         # the maps, and the tcx link's pin where the loader attached with tcx
         maps = [n for n in os.listdir(nslib.PIN_DIR) if not n.startswith("afcd_tcx_")]
