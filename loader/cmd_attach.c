@@ -223,7 +223,7 @@ int cmd_attach(int argc, char **argv)
 	cpu0 = cpu_seconds();     /* loading and verifying not counted below */
 	ls.last_gc_ns = start;
 	if (!loop_tick(&p, ifindex, &ls, start)) {     /* the first scan, before arming */
-		pr_warn("%s lost its afcd config while attaching", dev);
+		pr_warn("%s lost its afcd %s while attaching", dev, ls.lost[0] ? ls.lost : "config");
 		goto out_stop;
 	}
 	if (ls.ctl) {
@@ -251,13 +251,21 @@ int cmd_attach(int argc, char **argv)
 		__u64 now, period;
 
 		if (!(period = loop_tick(&p, ifindex, &ls, now_ns()))) {
+			rc = 1;
+			if (ls.lost[0]) {
+				/* what is left would run on maps nobody reaches, or
+				 * be a config nothing runs: remove it, exit non-zero
+				 * (systemd's Restart=on-failure attaches anew) */
+				pr_warn("%s: %s: stopping", dev, ls.lost);
+				ro.keep = false;
+				break;
+			}
 			if (ls.taken_over)
 				pr_warn("%s was taken over by the loader with PID %u: stopping and "
 					"leaving everything to it", dev, ls.taken_over);
 			else
 				pr_warn("%s lost its afcd config (detached by someone else?): "
 					"stopping", dev);
-			rc = 1;
 			ro.keep = true;  /* nothing of ours left to remove */
 			break;
 		}
@@ -288,14 +296,18 @@ out_stop:
 	if (!ro.quiet && start) {
 		double wall = (double)(now_ns() - start) / 1e9;
 		double cpu = cpu_seconds() - cpu0;
+		struct afcd_config cnow;
 		struct afcd_est e;
-		double busy = 0;
-
-		if (ls.kernel && !bpf_map_lookup_elem(p.est, &fp.c.slot, &e))
-			busy = (double)(e.busy_ns - busy0) / 1e9;
+		double busy = -1;
 		char kbuf[96] = "";
 
-		if (ls.kernel)
+		/* the estimate's slot may have been zeroed (detached by someone
+		 * else) or handed over: then the kernel's time is unknown */
+		if (ls.kernel && !ls.taken_over && !cfg_lookup(&p, ifindex, &cnow) &&
+		    cnow.slot == fp.c.slot && !bpf_map_lookup_elem(p.est, &fp.c.slot, &e) &&
+		    e.busy_ns >= busy0)
+			busy = (double)(e.busy_ns - busy0) / 1e9;
+		if (busy >= 0)
 			snprintf(kbuf, sizeof(kbuf), "; kernel refresh step %.3f s (%.3f%%)", busy,
 				 wall > 0 ? 100 * busy / wall : 0);
 		pr_info("%.2f s, %llu ticks, cpu %.3f s after attach (%.2f%% of one core)%s", wall,

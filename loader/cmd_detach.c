@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* afcd detach DEV; see cmds.h. */
+#include <errno.h>
 #include <bpf/bpf.h>
 
 #include "cmds.h"
@@ -15,9 +16,20 @@ int detach_dev(const char *dev, __u32 ifindex, bool quiet)
 	bool have_pins = !pins_open(&p, true), had_cfg = false;
 	int lock;
 
+	/* pins that exist but cannot be read: removing the program would leave
+	 * its config and a loader refreshing nothing, so change nothing */
+	if (!have_pins && errno != ENOENT && errno != EINVAL) {
+		pr_warn("cannot read the afcd pins under %s (%s): nothing detached from %s; run "
+			"as the user that attached it, with CAP_DAC_OVERRIDE, or fix the pins' "
+			"permissions", AFCD_PIN_DIR, strerror(errno), dev);
+		return 1;
+	}
+	/* the program and its config go under one lock: a loader that finds
+	 * its program gone looks again under the lock, and then sees a
+	 * detach, not a program removed by hand */
+	lock = have_pins ? pins_lock() : -1;
 	tc_detach_filters(ifindex, dev);
 	tcx_detach(ifindex, dev);
-	lock = have_pins ? pins_lock() : -1;
 	if (have_pins && !config_delete_locked(&p, ifindex, &c)) {
 		had_cfg = true;
 		if (c.flags & AFCD_F_FQ_INSTALLED)

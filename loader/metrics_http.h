@@ -2,9 +2,14 @@
 /*
  * The loader's Prometheus endpoint: GNU libmicrohttpd serving GET/HEAD
  * /metrics from its own thread, so a slow or hostile client never delays
- * the loader's scans (issue 11.2). Everything else is answered 404 (other
- * paths) or 405 (other methods); connections are bounded in number, per
- * client address and in time.
+ * the loader's scans. Everything else is answered 404 (other paths) or 405
+ * (other methods). HTTP/1.1 keep-alive, pipelined requests answered in
+ * order (RFC 9112 sec. 9.3.2). Connections are bounded in number and per
+ * client address, where a new connection evicts the oldest one over the
+ * bound (so connections held open cannot keep a scraper out), and in time:
+ * each request must arrive whole within METRICS_REQUEST_S of the
+ * connection's start or of the previous answer, however slowly it
+ * trickles in.
  */
 #ifndef AFCD_METRICS_HTTP_H
 #define AFCD_METRICS_HTTP_H
@@ -12,9 +17,11 @@
 #include <stddef.h>
 
 /* Bounds (documented in README "Prometheus"). */
-#define METRICS_MAX_CONNS       16  /* open connections in all */
-#define METRICS_MAX_PER_IP       4  /* open connections from one address */
-#define METRICS_TIMEOUT_S        2  /* an idle connection is closed after it, s */
+#define METRICS_MAX_CONNS       16  /* open connections in all (the oldest goes first) */
+#define METRICS_MAX_PER_IP       4  /* open connections from one address (ditto) */
+#define METRICS_TRACKED         (2 * METRICS_MAX_CONNS) /* libmicrohttpd's own limit */
+#define METRICS_TIMEOUT_S        2  /* no byte for this long closes a connection, s */
+#define METRICS_REQUEST_S        2  /* a request must be whole within this, s */
 #define METRICS_BODY_MAX     16384  /* the rendered exposition, bytes */
 
 /* Render the exposition text into buf (at most n bytes, NUL-terminated) and

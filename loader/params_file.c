@@ -9,8 +9,9 @@
 #include "params.h"
 
 /* Read "name value" or "name = value" lines; '#' starts a comment. A line
- * longer than PARAMS_LINE_MAX, one with a NUL byte, or one with text after
- * the value is an error naming the file and line: nothing is half-read. */
+ * longer than PARAMS_LINE_MAX, one with a NUL byte, one with text after
+ * the value, or a parameter given twice is an error naming the file and
+ * line: nothing is half-read. */
 int params_load_file(struct params *p, const char *path, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
@@ -51,6 +52,13 @@ int params_load_file(struct params *p, const char *path, char *err, size_t errle
 		if (extra) {
 			snprintf(err, errlen, "%s:%d: '%s' after the value of %s", path, lineno,
 				 extra, name);
+			rc = -1;
+			break;
+		}
+		/* a second line for one parameter is a mistake (which one was
+		 * meant?), not an override */
+		if (param_index(name) >= 0 && param_given(p, name)) {
+			snprintf(err, errlen, "%s:%d: %s is given twice", path, lineno, name);
 			rc = -1;
 			break;
 		}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The refresh loop's tick, scan and GC; see scan.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -9,6 +10,7 @@
 #include "ctl.h"
 #include "scan.h"
 #include "sys.h"
+#include "tc.h"
 
 struct gc_arg {
 	__u64 now_ns, idle_ns;
@@ -74,6 +76,19 @@ __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now)
 		if (ls->last_scan_ns && !bpf_map_lookup_elem(p->scan, &c.slot, &cur) &&
 		    cur.loader_pid && cur.loader_pid != (__u32)getpid()) {
 			ls->taken_over = cur.loader_pid;
+			return 0;
+		}
+		if (pins_check(p, ls->lost, sizeof(ls->lost)))
+			return 0;
+		if (!tcx_find_afcd(ifindex) && !tc_find_afcd_filter(ifindex, NULL)) {
+			/* an `afcd detach` removes the program, then the config,
+			 * under the pins' lock: wait for it, and tell the two apart */
+			int lock = pins_lock(), gone = cfg_lookup(p, ifindex, &c);
+
+			pins_unlock(lock);
+			if (!gone)
+				snprintf(ls->lost, sizeof(ls->lost), "afcd_egress is no longer attached "
+					 "to its egress (a tc filter or tcx link removed by hand?)");
 			return 0;
 		}
 		if (ls->kernel && !bpf_map_lookup_elem(p->est, &c.slot, &e))

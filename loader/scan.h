@@ -40,12 +40,18 @@ struct loop_state {
 	__u64 last_scan_ns, last_gc_ns, last_arm_ns;   /* CLOCK_MONOTONIC */
 	unsigned long long rearms; /* watchdog re-arms of the timer */
 	__u32 taken_over;          /* PID of the loader that took the interface over */
+	char lost[224];            /* why the loader must stop: its pins or its program
+				    * went away ("" while all is well) */
 };
 
 /* One tick of the loop at time now (ns): the refresh step (user mode),
- * the scan when due, the timer's watchdog (kernel mode). Returns the time
- * to the next tick, ns, or 0 when the interface lost its config or was
- * taken over (ls->taken_over set). */
+ * the scan when due, the timer's watchdog (kernel mode). Every scan first
+ * checks that the pins are still the maps the loader holds and that
+ * afcd_egress still runs on the interface's egress, so that no heartbeat
+ * is written for a program nobody can reach or that is not attached.
+ * Returns the time to the next tick, ns, or 0 when the interface lost its
+ * config, was taken over (ls->taken_over set) or lost its pins or program
+ * (ls->lost says which). */
 __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now);
 
 /* Delete ifindex's flow state idle for more than idle_ns with no sample

@@ -8,15 +8,47 @@
 
 #include "units.h"
 
+/* The end of the decimal number at the start of s: digits, optionally a
+ * point and digits, optionally an exponent (e, a sign, digits); s itself
+ * when there is none. strtod() alone also reads signs, leading blanks,
+ * hexadecimal ("0x10"), "inf" and "nan". */
+static const char *decimal_end(const char *s)
+{
+	const char *p = s, *d;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*p == '.') {
+		d = ++p;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p == d && d - 1 == s)
+			return s;      /* "." alone */
+	}
+	if (p == s)
+		return s;
+	if (*p == 'e' || *p == 'E') {
+		d = p + 1 + (p[1] == '+' || p[1] == '-');
+		if (*d >= '0' && *d <= '9') {
+			p = d;
+			while (*p >= '0' && *p <= '9')
+				p++;
+		}
+	}
+	return p;
+}
+
 /* See units.h. */
 int parse_number(const char *s, double *num, const char **suffix)
 {
+	const char *want = decimal_end(s);
 	char *end;
 
+	if (want == s)
+		return -1;
 	errno = 0;
 	*num = strtod(s, &end);
-	/* !(x >= 0) refuses NaN too; strtod also reads "inf" */
-	if (errno || end == s || !(*num >= 0) || *num > 1.8e19)
+	if (errno || end != want || !(*num >= 0) || *num > 1.8e19)
 		return -1;
 	*suffix = end;
 	return 0;

@@ -12,8 +12,9 @@
 
 #include <linux/types.h>
 
-/* A number (fraction allowed, not negative, finite) and where its suffix
- * starts, in *suffix. */
+/* A decimal number (digits, an optional fraction and exponent: "10",
+ * "1.5", "2e3"; no sign, blank, hexadecimal, inf or nan) and where its
+ * suffix starts, in *suffix. 0, or -1. */
 int parse_number(const char *s, double *num, const char **suffix);
 
 int parse_time_ns(const char *s, __u64 *out);
