@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The refresh loop's tick, scan and GC; see scan.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -55,6 +57,52 @@ static void scan_hist(struct pins *p, const struct afcd_config *c, __u64 capacit
 	sc->mice = w.mice;
 }
 
+/* Is a full watch due: the pin directory changed, or WATCH_PERIOD_NS
+ * passed? (One stat(2) a scan.) */
+static bool watch_due(struct loop_state *ls, __u64 now)
+{
+	struct stat st;
+	__u64 m, c;
+
+	if (stat(AFCD_PIN_DIR, &st))
+		return true;
+	m = (__u64)st.st_mtim.tv_sec * 1000000000ULL + (__u64)st.st_mtim.tv_nsec;
+	c = (__u64)st.st_ctim.tv_sec * 1000000000ULL + (__u64)st.st_ctim.tv_nsec;
+	if (ls->pin_dir.dev == st.st_dev && ls->pin_dir.ino == st.st_ino &&
+	    ls->pin_dir.mtime_ns == m && ls->pin_dir.ctime_ns == c &&
+	    now - ls->last_check_ns < WATCH_PERIOD_NS)
+		return false;
+	ls->pin_dir.dev = st.st_dev;
+	ls->pin_dir.ino = st.st_ino;
+	ls->pin_dir.mtime_ns = m;
+	ls->pin_dir.ctime_ns = c;
+	return true;
+}
+
+/* Are the pins the loader's maps and afcd_egress attached? true, or false
+ * with ls->lost set (or not, when a detach removed the config too: the
+ * caller's next look finds no config). */
+static bool watch(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now)
+{
+	struct afcd_config c;
+
+	ls->last_check_ns = now;
+	if (pins_check(p, ls->lost, sizeof(ls->lost)))
+		return false;
+	if (!tcx_find_afcd(ifindex) && !tc_find_afcd_filter(ifindex, NULL)) {
+		/* an `afcd detach` removes the program, then the config,
+		 * under the pins' lock: wait for it, and tell the two apart */
+		int lock = pins_lock(), gone = cfg_lookup(p, ifindex, &c);
+
+		pins_unlock(lock);
+		if (!gone)
+			snprintf(ls->lost, sizeof(ls->lost), "afcd_egress is no longer attached "
+				 "to its egress (a tc filter or tcx link removed by hand?)");
+		return false;
+	}
+	return true;
+}
+
 /* One tick of the loop at time now: the refresh step (user mode), the
  * scan when due, the timer's watchdog (kernel mode). Returns the time to
  * the next tick, ns, or 0 when the interface lost its config. */
@@ -78,19 +126,8 @@ __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now)
 			ls->taken_over = cur.loader_pid;
 			return 0;
 		}
-		if (pins_check(p, ls->lost, sizeof(ls->lost)))
+		if (watch_due(ls, now) && !watch(p, ifindex, ls, now))
 			return 0;
-		if (!tcx_find_afcd(ifindex) && !tc_find_afcd_filter(ifindex, NULL)) {
-			/* an `afcd detach` removes the program, then the config,
-			 * under the pins' lock: wait for it, and tell the two apart */
-			int lock = pins_lock(), gone = cfg_lookup(p, ifindex, &c);
-
-			pins_unlock(lock);
-			if (!gone)
-				snprintf(ls->lost, sizeof(ls->lost), "afcd_egress is no longer attached "
-					 "to its egress (a tc filter or tcx link removed by hand?)");
-			return 0;
-		}
 		if (ls->kernel && !bpf_map_lookup_elem(p->est, &c.slot, &e))
 			ep = &e;
 		scan_hist(p, &c, afcd_sb_capacity(c.sb_size, c.rate_bps, ep->arrival_bps), &ls->sc);
