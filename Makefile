@@ -35,7 +35,8 @@ SANITIZE  ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-s
 
 BPF_OBJS  := $(OUT)/afcd.bpf.o $(OUT)/afcd_ctl.bpf.o $(OUT)/bench.bpf.o
 SKELS     := $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(OUT)/bench.skel.h
-BINS      := $(OUT)/afcd $(OUT)/test_law $(OUT)/test_datapath $(OUT)/afcd-bench
+BINS      := $(OUT)/afcd $(OUT)/test_law $(OUT)/test_datapath $(OUT)/afcd-bench \
+             $(OUT)/afcd-qsample
 HDRS      := maps/afcd_maps.h maps/afcd_maps.bpf.h bpf/afcd_law.h bpf/afcd_ctl.h bpf/afcd_parse.h \
              bpf/afcd_decide.h
 
@@ -81,6 +82,11 @@ $(OUT)/afcd-bench: tools/afcd-bench.c tests/unit/pkt.h $(OUT)/afcd.skel.h $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Itests/unit $< -o $@ $(LIBS)
 
+# the testbed's native queue sampler (testbed/qsample.py)
+$(OUT)/afcd-qsample: tools/afcd-qsample.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@ -lmnl
+
 # The README's test command: installs what is missing, builds, then runs
 # the unit tests (fast, no network), the namespace tests on the host
 # kernel, then the VM scenarios.
@@ -91,6 +97,7 @@ test:
 
 test-unit: all
 	$(Q)$(OUT)/test_law
+	$(Q)$(PYTHON) -m pytest -q tests/unit
 	$(Q)$(OUT)/test_datapath
 
 test-netns: all

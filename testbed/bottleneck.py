@@ -1,31 +1,69 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 """The scheme under test at the bottleneck (the router's egress).
 
-This project's programs, every algo, over sch_fq (EDT, drained at the
-rate by the virtual queue), or the kernel's AQMs under HTB shaping at the
-same rate. Buffers are given as a fraction of the BDP (rate x base RTT):
-a time horizon for ours, a packet or byte limit for the kernel's.
+This project's programs, every algo and the variants below, over sch_fq
+(EDT, drained at the rate by the virtual queue), or the kernel's queue
+disciplines under HTB shaping at the same rate (cake shapes itself).
+Buffers are given as a fraction of the BDP (rate x base RTT): a time
+horizon for ours, a packet or byte limit for the kernel's.
+
+Variants of ours (the loader's algo and parameters):
+  afcd-paper, fall-paper  the dissertation's algorithms as its text gives
+                          them: the drop law alone, no fair-rate policer
+                          (`police off`; docs/ALGORITHM.md sec. 3a)
+  afcd-ref                the authors' Linux 3.6 code: no policer, one
+                          CoDel dropping state for the queue, exponent 4
+  dctcp                   DCTCP's switch (Alizadeh et al., SIGCOMM 2010;
+                          Table 4.1): EDT drop-tail marking CE on every ECT
+                          packet queued behind more than K = 20 frames
+                          (`ce_threshold` = 20 tx(MTU)); its senders run
+                          DCTCP (SENDER_CC)
+  dctcp-k                 the same marking by the kernel (CoDel's
+                          ce_threshold under HTB, CoDel itself held off),
+                          to check ours against
+RED and SFB take Table 3.1's settings (and 4.1's: the same for RED):
+thresholds at 0.2 and 0.8 of the buffer, max_p 0.02; SFB's target 1.5/N
+of the buffer (N: the figure's long flows), max 1.2 x target,
+increment/decrement 0.0005/0.00005.
 """
 import json
-import subprocess
-import time
 
 from . import netns as nslib
 from .netns import in_ns
 
-OURS = ["droptail", "codel", "afd", "afcd", "fall"]
-KERNEL = ["pfifo", "kcodel", "fq_codel", "pie", "red", "sfb"]
+# ours: scheme -> (the loader's algo, its extra parameters)
+VARIANTS = {
+    "droptail": ("droptail", []), "codel": ("codel", []), "afd": ("afd", []),
+    "afcd": ("afcd", []), "fall": ("fall", []),
+    "afcd-paper": ("afcd", ["police", "off"]),
+    "fall-paper": ("fall", ["police", "off"]),
+    "afcd-ref": ("afcd", ["police", "off", "codel_state", "global", "exponent", "4"]),
+    "dctcp": ("droptail", ["ecn", "on"]),
+}
+OURS = list(VARIANTS)
+KERNEL = ["pfifo", "kcodel", "fq_codel", "pie", "red", "sfb", "cake", "fq_pie", "dctcp-k"]
 LABELS = {"droptail": "EDT drop-tail", "codel": "EDT CoDel", "afd": "AFD", "afcd": "AFCD",
-          "fall": "FaLL", "pfifo": "drop-tail", "kcodel": "CoDel", "fq_codel": "fq_codel",
-          "pie": "PIE", "red": "RED", "sfb": "SFB"}
+          "fall": "FaLL", "afcd-paper": "AFCD (text)", "fall-paper": "FaLL (text)",
+          "afcd-ref": "AFCD (ref. code)", "dctcp": "DCTCP", "pfifo": "drop-tail",
+          "kcodel": "CoDel", "fq_codel": "fq_codel", "pie": "PIE", "red": "RED", "sfb": "SFB",
+          "cake": "CAKE", "fq_pie": "fq_pie", "dctcp-k": "DCTCP (kernel marking)"}
+# the congestion control a scheme's senders run instead of the figure's
+SENDER_CC = {"dctcp": "dctcp", "dctcp-k": "dctcp"}
+# kernel modules a scheme needs beyond the testbed's own (testbed.cli)
+MODULES = {"cake": "sch_cake", "fq_pie": "sch_fq_pie"}
+DCTCP_K_FRAMES = 20     # Table 4.1: K = 20 packets, instantaneous queue
 MTU = 1514
 
 
 class Bottleneck:
-    """Install a scheme on dev in namespace ns; stats(); remove()."""
+    """Install a scheme on dev in namespace ns; stats(); remove().
+    n_flows: the workload's long flows (SFB's target); update_period_ms:
+    the refresh period of ours (None: the loader's default for the algo);
+    extra: more loader parameters."""
 
     def __init__(self, ns, dev, scheme, rate_mbit, rtt_ms, buffer_bdp=1.0, target_ms=5.0,
-                 interval_ms=100.0, ecn=False, extra=(), log=None):
+                 interval_ms=100.0, ecn=False, extra=(), log=None, n_flows=2,
+                 update_period_ms=10.0):
         if scheme not in OURS + KERNEL:
             raise ValueError("unknown scheme %r (ours: %s; kernel: %s)" %
                              (scheme, ", ".join(OURS), ", ".join(KERNEL)))
@@ -36,22 +74,50 @@ class Bottleneck:
         self.extra = list(extra)
         self.loader = None
         self.log = log
+        self.n_flows = max(int(n_flows), 1)
+        self.update_period_ms = update_period_ms
 
     @property
     def bdp_bytes(self):
         return self.rate_mbit * 1e6 / 8 * self.rtt_ms / 1e3
 
+    @property
+    def buffer_bytes(self):
+        return self.buffer_bdp * self.bdp_bytes
+
+    def dctcp_k_ms(self):
+        """DCTCP's marking threshold as a sojourn: K frames at the rate."""
+        return DCTCP_K_FRAMES * MTU * 8 / (self.rate_mbit * 1e6) * 1e3
+
+    def loader_params(self):
+        """The loader's parameters for one of ours."""
+        algo, extra = VARIANTS[self.scheme]
+        # the loader refuses a horizon below the target: a buffer that
+        # drains faster than the target (Table 4.1) gets the target as horizon
+        horizon_ms = max(self.buffer_bdp * self.rtt_ms, self.target_ms)
+        p = ["rate", "%gmbit" % self.rate_mbit, "algo", algo, "horizon", "%gms" % horizon_ms,
+             "target", "%gms" % self.target_ms, "interval", "%gms" % self.interval_ms,
+             "rtt", "%gms" % self.rtt_ms, "ecn", "on" if self.ecn else "off"]
+        if self.update_period_ms is not None:
+            p += ["update_period", "%gms" % self.update_period_ms]
+        if self.scheme == "dctcp":
+            p += ["ce_threshold", "%gms" % self.dctcp_k_ms()]
+        return p + extra + self.extra
+
     def install(self):
         if self.scheme in OURS:
-            horizon_ms = max(self.buffer_bdp * self.rtt_ms, self.target_ms)
-            params = ["rate", "%gmbit" % self.rate_mbit, "algo", self.scheme,
-                      "horizon", "%gms" % horizon_ms, "target", "%gms" % self.target_ms,
-                      "interval", "%gms" % self.interval_ms, "rtt", "%gms" % self.rtt_ms,
-                      "ecn", "on" if self.ecn else "off", "update_period", "10ms"]
-            self.loader = nslib.start_loader(self.ns, self.dev, *(params + self.extra),
+            self.loader = nslib.start_loader(self.ns, self.dev, *self.loader_params(),
                                              "--install-fq", log=self.log)
             return self
         rate = "%gmbit" % self.rate_mbit
+        limit_pkts = max(int(self.buffer_bytes / MTU), 4)
+        if self.scheme == "cake":       # shapes itself: no HTB
+            in_ns(self.ns, ["tc", "qdisc", "replace", "dev", self.dev, "root", "handle", "1:",
+                            "cake", "bandwidth", rate, "besteffort", "flows", "rtt",
+                            "%gms" % self.rtt_ms, "memlimit", str(int(max(self.buffer_bytes,
+                                                                          64 * MTU)))] +
+                  (["wash"] if not self.ecn else []))
+            return self
         # HTB's bucket holds 3 ms at the rate: shaping timers fire up to a few
         # ms late in a TCG VM, and a one-MTU burst then leaves the link idle
         burst = "%d" % max(int(self.rate_mbit * 1e6 / 8 * 0.003), 2 * MTU)
@@ -60,10 +126,12 @@ class Bottleneck:
         in_ns(self.ns, ["tc", "class", "add", "dev", self.dev, "parent", "1:", "classid",
                         "1:1", "htb", "rate", rate, "ceil", rate, "burst", burst,
                         "cburst", burst])
-        # every scheme gets the same buffer: buffer_bdp x BDP (Table 3.1: 100 %)
-        limit_pkts = max(int(self.buffer_bdp * self.bdp_bytes / MTU), 4)
         ecn = ["ecn"] if self.ecn else []
+        buf = int(max(self.buffer_bytes, 4 * MTU))
+        red_min, red_max = int(0.2 * buf), int(0.8 * buf)
+        sfb_target = max(int(1.5 / self.n_flows * limit_pkts), 1)
         leaf = {
+            # every scheme gets the same buffer: buffer_bdp x BDP (Table 3.1: 100 %)
             "pfifo": ["pfifo", "limit", str(limit_pkts)],
             "kcodel": ["codel", "limit", str(limit_pkts), "target", "%gms" % self.target_ms,
                        "interval", "%gms" % self.interval_ms] + ecn,
@@ -71,12 +139,25 @@ class Bottleneck:
                          "%gms" % self.target_ms, "interval", "%gms" % self.interval_ms] +
                         (["ecn"] if self.ecn else ["noecn"]),
             "pie": ["pie", "limit", str(limit_pkts), "target", "%gms" % self.target_ms] + ecn,
-            "red": ["red", "limit", str(int(4 * max(self.bdp_bytes, 30000))),
-                    "min", str(int(0.2 * max(self.bdp_bytes, 30000))),
-                    "max", str(int(0.8 * max(self.bdp_bytes, 30000))), "avpkt", "1000",
-                    "burst", str(int(0.2 * max(self.bdp_bytes, 30000) / 1000) + 1),
+            "fq_pie": ["fq_pie", "limit", str(limit_pkts), "target",
+                       "%gms" % self.target_ms] + ecn,
+            # Table 3.1 / 4.1: thresholds 0.2 and 0.8 of the buffer, max_p 0.02;
+            # avpkt one MTU (the table's 9000 is its jumbo frames)
+            "red": ["red", "limit", str(buf + 2 * MTU), "min", str(red_min), "max",
+                    str(red_max), "avpkt", str(MTU),
+                    "burst", str(int((2 * red_min + red_max) / (3 * MTU)) + 1),
                     "probability", "0.02", "bandwidth", rate] + ecn,
-            "sfb": ["sfb", "limit", str(max(limit_pkts, 100))],
+            # Table 3.1: target 1.5/N of the buffer, max 1.2 target, increment
+            # 0.0005, decrement 0.00005 (the kernel's 8 x 16 bins, two levels)
+            "sfb": ["sfb", "limit", str(limit_pkts), "target", str(sfb_target), "max",
+                    str(max(int(1.2 * sfb_target), sfb_target + 1)), "increment", "0.0005",
+                    "decrement", "0.00005"],
+            # DCTCP's marking: CoDel's ce_threshold at K frames, its own law
+            # held off (a target no queue reaches within the buffer)
+            "dctcp-k": ["codel", "limit", str(limit_pkts), "target", "%gms" % max(
+                10 * self.buffer_bdp * self.rtt_ms, 1000), "interval", "%gms" % max(
+                100 * self.buffer_bdp * self.rtt_ms, 10000), "ce_threshold",
+                "%gms" % self.dctcp_k_ms(), "ecn"],
         }[self.scheme]
         in_ns(self.ns, ["tc", "qdisc", "add", "dev", self.dev, "parent", "1:1", "handle",
                         "10:"] + leaf)

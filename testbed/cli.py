@@ -10,6 +10,11 @@
   afcd-testbed script FILE.py [--out DIR]     run FILE.py OUT_DIR (in the VM if needed)
   afcd-testbed demo [--out DIR] [--repeat K] [--resume]
   afcd-testbed plot DIR                       PNGs from the JSON results in DIR
+  afcd-testbed reproduce FIG[,FIG..]|ch3|ch4|all [--mode quick|default|faithful]
+                   [--schemes paper|default|all|LIST] [--rate auto|MBIT] [--repeat K]
+                   [--out DIR] [--resume]     the dissertation's figures, run and judged
+  afcd-testbed reproduce --list [FIGS]        figures, runs, estimated VM time
+  afcd-testbed reproduce --judge DIR [FIGS]   judge and plot again from the JSONs (host)
 
 Every run records the guest's CPU, the loader's CPU, timer lateness and
 whether each sender reached its configured rate, and is marked invalid
@@ -43,8 +48,8 @@ ROOT = nslib.ROOT
 TOOL = os.path.join(ROOT, "tools", "afcd-testbed")   # what the VM runs again
 
 VM_MODULES = ["sch_fq", "sch_netem", "sch_htb", "sch_tbf", "sch_codel", "sch_fq_codel",
-              "sch_pie", "sch_red", "sch_sfb", "sch_ingress", "cls_bpf", "veth",
-              "tcp_highspeed", "tcp_dctcp", "tcp_bbr"]
+              "sch_pie", "sch_red", "sch_sfb", "sch_cake", "sch_fq_pie", "sch_ingress",
+              "cls_bpf", "veth", "tcp_highspeed", "tcp_dctcp", "tcp_bbr"]
 DEMO_SCENARIOS = ["cubic-udp1", "cubic-udp", "cubic-udp3", "cubic-4udp", "cubic-reno-60",
                   "cubic-reno-120"]
 DEMO_SCHEMES = ["pfifo", "kcodel", "fq_codel", "afcd", "fall"]
@@ -441,7 +446,7 @@ def load_results(out_dir):
 def main():
     ap = argparse.ArgumentParser(description="AFCD/FaLL testbed in network namespaces")
     ap.add_argument("cmd", choices=["list", "check", "calibrate", "run", "demo", "plot",
-                                    "script"])
+                                    "script", "reproduce"])
     ap.add_argument("scenario", nargs="?")
     ap.add_argument("--scheme", default="afcd", help="comma-separated schemes")
     ap.add_argument("--rate", default="100",
@@ -467,8 +472,19 @@ def main():
                     help="the VM's kernel: a Debian series in /boot (6.1, default; 6.12) or "
                          "a vmlinuz path (env AFCD_VM_KERNEL)")
     ap.add_argument("--vm-timeout", type=int, default=None,
-                    help="seconds the VM may run (default 1800; demo 7200)")
+                    help="seconds the VM may run (default 1800; demo 7200; reproduce: its "
+                         "estimate x 1.5)")
+    ap.add_argument("--mode", choices=["quick", "default", "faithful"], default="default",
+                    help="reproduce: run length, repeats and schemes (testbed/figures.py)")
+    ap.add_argument("--schemes", default=None,
+                    help="reproduce: paper, default, all or a comma-separated list "
+                         "(default: the mode's)")
+    ap.add_argument("--list", action="store_true", help="reproduce: the plan, nothing run")
+    ap.add_argument("--judge", metavar="DIR", default=None,
+                    help="reproduce: judge and plot DIR's results again, on the host")
     args = ap.parse_args()
+    if args.cmd == "reproduce":
+        return reproduce_main(args)
     if args.rate != "auto":
         try:
             if float(args.rate) <= 0:
@@ -572,6 +588,48 @@ def main():
     say("%d of %d runs in %.0f s at %g Mbit/s; results in %s" % (len(results), want,
                                                                  time.time() - t0, rate, out))
     return 0 if len(results) == want else 1
+
+
+def reproduce_main(args):
+    """afcd-testbed reproduce (testbed/reproduce.py)."""
+    from . import figures, reproduce
+    try:
+        figs = figures.select(args.scenario or "all")
+    except ValueError as e:
+        sys.exit("afcd-testbed reproduce: %s" % e)
+    which = args.schemes or figures.MODES[args.mode]["schemes"]
+    if args.rate != "auto" and "--rate" not in sys.argv:
+        args.rate = "auto"
+    if args.list:
+        reproduce.list_figures(figs, args.mode, which, args.repeat if "--repeat" in sys.argv
+                               else None)
+        return 0
+    out = args.judge or (os.path.join(args.out, "reproduction")
+                         if args.out == os.path.join(ROOT, "results") else args.out)
+    if args.judge:
+        if not os.path.isdir(out):
+            sys.exit("afcd-testbed reproduce --judge: no directory %s" % out)
+        reproduce.judge_all(figs, out)
+        return 0
+    if os.geteuid() != 0:
+        sys.exit("afcd-testbed: needs root (namespaces, tc, BPF)")
+    if not os.path.exists(nslib.AFCD):
+        sys.exit("afcd-testbed: build first (make)")
+    repeat = args.repeat if "--repeat" in sys.argv else None
+    if need_vm(args):
+        argv = sys.argv[1:]
+        if "--out" not in argv:
+            argv += ["--out", out]
+        _, est = reproduce.plan(figs, args.mode, which, repeat)
+        timeout = args.vm_timeout if "--vm-timeout" in sys.argv else int(1.5 * est + 1800)
+        rc = vm_exec(argv, [out], timeout, args.kernel)
+        reproduce.judge_all(figs, out, which)
+        return rc
+    nslib.ensure_bpffs()
+    failed = reproduce.run(figs, out, args.mode, which, args.resume, args.rate, repeat)
+    if not in_vm():
+        reproduce.judge_all(figs, out, which)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

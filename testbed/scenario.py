@@ -9,16 +9,40 @@ the program (afcd stats -j) and of the qdiscs (tc -s -j qdisc).
 """
 import json
 import os
+import subprocess
 import threading
 import time
 
-from . import bottleneck, validity, workload
+from . import bottleneck, qsample, validity, workload
 from . import topo as topo_mod
 from .workload import Flow
 
 
 def _flows(spec, rate_mbit):
     return [Flow(**f) if isinstance(f, dict) else f for f in spec(rate_mbit)]
+
+
+ESTIMATE_PERIOD_S = 1.0    # the program's estimates sampled this often (afcd stats)
+
+
+def _at(v, rate_mbit):
+    """A workload setting: a value, or a function of the rate."""
+    return v(rate_mbit) if callable(v) else v
+
+
+class Workload:
+    """What a run sends: a topology kind, the long flows (a function of the
+    rate returning Flows), short flows (a function of the rate returning a
+    workload.ShortFlows, or None), the senders' host settings (rto_min_ms,
+    sysctls, access_rate: shape the access links at the bottleneck's rate)
+    and defaults for rtt_ms / duration_s / warmup_s. The named SCENARIOS
+    are Workloads; the figures of testbed.figures build their own."""
+
+    def __init__(self, name, kind, description, flows, defaults=None, short=None,
+                 rto_min_ms=None, sysctls=(), access_rate=False):
+        self.name, self.kind, self.description = name, kind, description
+        self.flows, self.defaults, self.short = flows, dict(defaults or {}), short
+        self.rto_min_ms, self.sysctls, self.access_rate = rto_min_ms, list(sysctls), access_rate
 
 
 def _udp_vs_cubic(k, n=1):
@@ -72,6 +96,12 @@ SCENARIOS = {
 }
 
 
+def workload_of(name):
+    """The named scenario as a Workload."""
+    kind, desc, spec, d = SCENARIOS[name]
+    return Workload(name, kind, desc, spec, d)
+
+
 def defaults(name):
     """The scenario's own rtt_ms / duration_s / warmup_s, if any."""
     return SCENARIOS[name][3]
@@ -105,7 +135,35 @@ def goodput_mbps(flow, t_from, t_to):
     return num / den / 1e6 if den else 0.0
 
 
-def summarize(raw, rate_mbit, duration_s, warmup_s):
+def _mean(xs):
+    return sum(xs) / len(xs) if xs else None
+
+
+def dist(xs):
+    """mean, p50, p95, p99, max and count of a sample (None when empty)."""
+    return {"mean": sum(xs) / len(xs) if xs else None, "p50": percentile(xs, 50),
+            "p95": percentile(xs, 95), "p99": percentile(xs, 99),
+            "max": max(xs) if xs else None, "n": len(xs)}
+
+
+def fct_summary(short, warmup_s):
+    """Short flows after the warm-up: completion times (all, and by size
+    under 10 KB, 10-100 KB, above), completed and offered."""
+    if not short:
+        return None
+    fl = [f for f in short["flows"] if f[0] >= warmup_s]
+    done = [f for f in fl if f[3] is not None]
+    out = {"offered": len(fl), "completed": len(done), "skipped": short.get("skipped", 0),
+           "offered_mbps": sum(f[1] for f in fl) * 8 / 1e6 /
+           max(short["duration_s"] - warmup_s, 1e-9),
+           "fct_ms": dist([1e3 * f[3] for f in done])}
+    for lo, hi, key in ((0, 10000, "fct_ms_small"), (10000, 100000, "fct_ms_medium"),
+                        (100000, 1 << 62, "fct_ms_large")):
+        out[key] = dist([1e3 * f[3] for f in done if lo <= f[1] < hi])
+    return out
+
+
+def summarize(raw, rate_mbit, duration_s, warmup_s, rtt_ms=None, backlog=None):
     flows = []
     for f in raw["flows"]:
         start = max(warmup_s, f["start_s"] + 1.0)
@@ -116,8 +174,21 @@ def summarize(raw, rate_mbit, duration_s, warmup_s):
     base = min((r for _, r in rtts), default=None)
     qd = [r - base for t, r in rtts if t >= warmup_s] if base is not None else []
     total = sum(f["goodput_mbps"] for f in flows)
-    return {
+    groups = {}
+    for f in flows:
+        g = groups.setdefault(f.get("group", f["name"]), {"cc": f["cc"], "flows": 0,
+                                                           "goodput_mbps": 0.0})
+        g["flows"] += 1
+        g["goodput_mbps"] += f["goodput_mbps"]
+    # the bottleneck's backlog as a waiting time (every scheme alike), and
+    # what the TCP senders saw: mean srtt above the base RTT
+    t0 = raw.get("t0", 0)
+    bl = qsample.delays_ms(backlog or [], rate_mbit, t0 + warmup_s)
+    srtt = [f["client"].get("srtt_ms_mean") for f in flows if f["proto"] == "tcp" and
+            f.get("client") and f["client"].get("srtt_ms_mean")]
+    out = {
         "flows": flows,
+        "groups": groups,
         "jain": jain(long_lived),
         "utilization": total / rate_mbit if rate_mbit else None,
         "goodput_total_mbps": total,
@@ -126,36 +197,86 @@ def summarize(raw, rate_mbit, duration_s, warmup_s):
         "queue_delay_ms": {"p50": percentile(qd, 50), "p95": percentile(qd, 95),
                            "p99": percentile(qd, 99), "max": max(qd) if qd else None},
         "queue_delay_samples_ms": qd,
+        "backlog_delay_ms": dist(bl),
+        "backlog_bytes_mean": _mean([b for t, b, _ in backlog or [] if t >= t0 + warmup_s]),
+        "backlog_samples": [(round(t - t0, 2), b) for t, b, _ in backlog or []],
+        "srtt_delay_ms": (sum(srtt) / len(srtt) - rtt_ms) if srtt and rtt_ms is not None
+        else None,
+        "short": fct_summary(raw.get("short"), warmup_s),
+        "short_flows": (raw.get("short") or {}).get("flows"),
     }
+    return out
+
+
+def bpf_cost(ns):
+    """afcd_egress's run time per packet since it was loaded, from the
+    kernel's BPF statistics (kernel.bpf_stats_enabled, set by the caller):
+    {run_time_ns, run_cnt, ns_per_pkt}, or None."""
+    r = subprocess.run(["bpftool", "-j", "prog", "show", "name", "afcd_egress"],
+                       capture_output=True, text=True)
+    try:
+        progs = json.loads(r.stdout)
+        progs = progs if isinstance(progs, list) else [progs]
+        p = max(progs, key=lambda x: x.get("run_cnt", 0))
+    except (ValueError, KeyError, TypeError):
+        return None
+    cnt, t = p.get("run_cnt", 0), p.get("run_time_ns", 0)
+    return {"run_time_ns": t, "run_cnt": cnt, "ns_per_pkt": t / cnt if cnt else None}
+
+
+def map_memory():
+    """Bytes of kernel memory the pinned afcd maps hold (bpftool's
+    bytes_memlock), or None."""
+    r = subprocess.run(["bpftool", "-j", "map", "show"], capture_output=True, text=True)
+    try:
+        return sum(m.get("bytes_memlock", 0) for m in json.loads(r.stdout)
+                   if m.get("name", "").startswith("afcd_")) or None
+    except ValueError:
+        return None
 
 
 def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.0,
         buffer_bdp=1.0, target_ms=5.0, interval_ms=100.0, ecn=False, out_dir=None, log=print,
-        repeat=None):
-    """One run; its result JSON goes to out_dir as SCENARIO-SCHEME.json (or
-    SCENARIO-SCHEME-rK.json for repeat K)."""
-    kind, desc, spec, _ = SCENARIOS[name]
-    flows = _flows(spec, rate_mbit)
+        repeat=None, wl=None, update_period_ms=10.0, tag=None, extra=(), keep_samples=True):
+    """One run of the named scenario (or of the Workload wl, name then being
+    its name); its result JSON goes to out_dir as NAME-SCHEME.json (or
+    NAME-SCHEME-rK.json for repeat K; tag, when given, replaces NAME-SCHEME).
+    update_period_ms: the refresh period of ours (None: the algo's own);
+    keep_samples False leaves the raw delay samples (ping, backlog) out of
+    the JSON, their summaries in."""
+    wl = wl or workload_of(name)
+    kind, desc = wl.kind, wl.description
+    flows = _flows(wl.flows, rate_mbit)
+    cc = bottleneck.SENDER_CC.get(scheme)
+    for f in flows:                     # a scheme whose senders run its own CC
+        if cc and f.proto == "tcp":
+            f.cc = cc
+    short = _at(wl.short, rate_mbit)
     t_start = time.time()
-    with topo_mod.Topology(kind, senders=max(f.sender for f in flows) + 1,
-                           rtt_ms=rtt_ms) as t:
+    base = tag or "%s-%s" % (name, scheme)
+    with topo_mod.Topology(kind, senders=max([f.sender for f in flows] +
+                                             ([short.sender] if short else [])) + 1,
+                           rtt_ms=rtt_ms, rto_min_ms=_at(wl.rto_min_ms, rate_mbit),
+                           sysctls=wl.sysctls,
+                           access_rate_mbit=rate_mbit if wl.access_rate else None) as t:
         need = {f.cc for f in flows if f.proto == "tcp"}
         have = set(workload.available_cc(t.senders[0]))
         missing = sorted(need - have)
         if missing:
             raise RuntimeError("congestion control %s not available on this kernel (have %s)"
                                % (", ".join(missing), " ".join(sorted(have))))
-        loader_log = os.path.join(out_dir, "%s-%s.loader.log" % (name, scheme)) if out_dir \
-            else None
+        loader_log = os.path.join(out_dir, "%s.loader.log" % base) if out_dir else None
         b = bottleneck.Bottleneck(t.router, topo_mod.BOTTLENECK_DEV, scheme, rate_mbit, rtt_ms,
                                   buffer_bdp=buffer_bdp, target_ms=target_ms,
-                                  interval_ms=interval_ms, ecn=ecn, log=loader_log)
+                                  interval_ms=interval_ms, ecn=ecn, log=loader_log,
+                                  n_flows=len(flows), update_period_ms=update_period_ms,
+                                  extra=extra)
         b.install()
         series, stop = [], threading.Event()
 
-        def sample():  # the program's estimates over time (ours only)
-            t0 = time.time()
-            while not stop.wait(0.5):
+        def sample():  # the program's estimates over time (ours only; a process
+            t0 = time.time()  # each: under TCG every spawn costs tens of ms of CPU)
+            while not stop.wait(ESTIMATE_PERIOD_S):
                 st = b.afcd_stats(flows=False)
                 if st:
                     e, q = st["estimates"], st["queue"]
@@ -169,39 +290,58 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
                                    "police_drop": q.get("police_drop"),
                                    "fair_rate_mbps": e.get("fair_rate_bps", 0) / 1e6,
                                    "drain": e.get("drain_milli", 1000) / 1e3,
-                                   "overlimit_drop": q["overlimit_drop"]})
+                                   "overlimit_drop": q["overlimit_drop"],
+                                   "ecn_mark": q.get("ecn_mark"),
+                                   "ce_threshold_mark": q.get("ce_threshold_mark")})
         th = threading.Thread(target=sample, daemon=True)
         if scheme in bottleneck.OURS:
             th.start()
+        sampler = qsample.BacklogSampler(t.router, topo_mod.BOTTLENECK_DEV,
+                                         duration_s=duration_s + 60).start()
         meter = validity.Meter(b.loader.pid if b.loader is not None else None).start()
         try:
-            raw = workload.run(t, flows, duration_s)
+            raw = workload.run(t, flows, duration_s, short=short)
             measured = meter.stop()
+            backlog = sampler.stop()
             stop.set()
             afcd_stats = b.afcd_stats()
             qdisc = b.qdisc_stats()
+            cost = bpf_cost(t.router) if scheme in bottleneck.OURS else None
+            memory = map_memory() if scheme in bottleneck.OURS else None
         finally:
             stop.set()
+            sampler.stop()
             b.remove()
+        if th.is_alive():
+            th.join(timeout=10)
     res = {"scenario": name, "description": desc, "scheme": scheme,
            "label": bottleneck.LABELS[scheme], "topology": kind, "rate_mbit": rate_mbit,
            "rtt_ms": rtt_ms, "duration_s": duration_s, "warmup_s": warmup_s,
            "buffer_bdp": buffer_bdp, "target_ms": target_ms, "interval_ms": interval_ms,
            "ecn": ecn, "kernel": os.uname().release, "date": time.strftime("%Y-%m-%d %H:%M"),
-           "wall_s": None}
-    res.update(summarize(raw, rate_mbit, duration_s, warmup_s))
+           "wall_s": None, "short_spec": short.spec() if short else None,
+           "rto_min_ms": _at(wl.rto_min_ms, rate_mbit), "access_rate": wl.access_rate,
+           "loader_params": b.loader_params() if scheme in bottleneck.OURS else None,
+           "backlog_sampler_error": sampler.error}
+    res.update(summarize(raw, rate_mbit, duration_s, warmup_s, rtt_ms, backlog))
     res["afcd_stats"] = afcd_stats
     res["afcd_series"] = series
     res["qdisc_stats"] = qdisc
+    res["bpf_cost"] = cost
+    res["map_memlock_bytes"] = memory
     res.update(measured)
     res["overlimit_share_after_warmup"] = _overlimit_share(series, warmup_s)
     res["valid"], res["invalid_reasons"] = validity.judge(res)
     res["repeat"] = repeat
     res["wall_s"] = round(time.time() - t_start, 1)
+    res["backlog_samples_n"] = len(res["backlog_samples"])
+    if not keep_samples:
+        res["queue_delay_samples_ms"] = []
+        res["backlog_samples"] = []
     if out_dir:
         os.makedirs(out_dir, exist_ok=True)
-        with open(os.path.join(out_dir, "%s-%s%s.json" % (
-                name, scheme, "" if repeat is None else "-r%d" % repeat)), "w") as fh:
+        with open(os.path.join(out_dir, "%s%s.json" % (
+                base, "" if repeat is None else "-r%d" % repeat)), "w") as fh:
             json.dump(res, fh, indent=1)
     return res
 

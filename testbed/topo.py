@@ -16,6 +16,15 @@ netem queue in it.
 Addresses: sender i 198.18.i.1/24 (its gateway .254), receiver side
 198.19.0.2/24 (router 198.19.0.1). Offloads (TSO/GSO/GRO) are off on
 every veth so the bottleneck sees wire-size packets.
+
+Per-scenario host settings (a figure's premise may need them):
+  rto_min_ms       the senders' minimum RTO, on their default route
+                   (`ip route ... rto_min`; Table 4.1's min_rto)
+  sysctls          "key=value" settings on every sender
+  access_rate_mbit the senders' uplinks (and the leaves' in the tree)
+                   shaped to this rate with tbf, so that each input port
+                   delivers at line rate as a switch port does (veths are
+                   otherwise infinitely fast: TCP outcast needs ports)
 """
 
 from . import netns as nslib
@@ -25,8 +34,18 @@ RECEIVER_ADDR = "198.19.0.2"
 BOTTLENECK_DEV = "rd0"
 
 
+def shape(ns, dev, rate_mbit):
+    """tbf on dev at rate_mbit: the line rate of a switch port. The bucket
+    holds 3 ms at the rate (at least two frames: timers fire late under
+    TCG), the queue 20 ms."""
+    burst = max(int(rate_mbit * 1e6 / 8 * 0.003), 2 * 1514)
+    in_ns(ns, ["tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate", "%gmbit" % rate_mbit,
+               "burst", str(burst), "latency", "20ms"])
+
+
 class Topology:
-    def __init__(self, kind="dumbbell", senders=2, rtt_ms=20.0, prefix="tb"):
+    def __init__(self, kind="dumbbell", senders=2, rtt_ms=20.0, prefix="tb", rto_min_ms=None,
+                 sysctls=(), access_rate_mbit=None):
         if kind not in ("dumbbell", "yshape", "tree"):
             raise ValueError("unknown topology %r" % kind)
         if kind == "tree":
@@ -36,6 +55,8 @@ class Topology:
         self.kind = kind
         self.n = senders
         self.rtt_ms = rtt_ms
+        self.rto_min_ms, self.sysctls = rto_min_ms, list(sysctls)
+        self.access_rate_mbit = access_rate_mbit
         self.nss = nslib.Namespaces(prefix)
         self.senders = []
         self.router = self.receiver = None
@@ -76,6 +97,17 @@ class Topology:
         for ns in self.senders + [self.receiver]:
             for k in ("tcp_rmem", "tcp_wmem"):
                 in_ns(ns, ["sysctl", "-qw", "net.ipv4.%s=4096 131072 33554432" % k], check=False)
+        for i, s in enumerate(self.senders):
+            for kv in self.sysctls:
+                in_ns(s, ["sysctl", "-qw", kv])
+            if self.rto_min_ms:
+                in_ns(s, ["ip", "route", "change", "default", "via", "198.18.%d.254" % (i + 1),
+                          "dev", "e0", "rto_min", "%gms" % self.rto_min_ms])
+            if self.access_rate_mbit:
+                shape(s, "e0", self.access_rate_mbit)
+        if self.access_rate_mbit:
+            for leaf in leaves:
+                shape(leaf, "up0", self.access_rate_mbit)
         # base RTT on the ACK path (receiver egress), never at the bottleneck
         in_ns(self.receiver, ["tc", "qdisc", "replace", "dev", "d0", "root", "netem",
                               "delay", "%gms" % self.rtt_ms, "limit", "100000"])

@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 """Workloads with real tools, every one bounded in time.
 
-Long-lived flows: iperf3, one server per flow on the receiver, each client
-with its own congestion control (-C) and start time. A UDP flow is an
-iperf3 -u client at a fixed rate (line rate: non-responsive). Latency
-under load: ping from the first sender at 100 Hz. Goodput is what each
-iperf3 server received, per interval and in total.
+Long-lived flows: iperf3, one server per Flow on the receiver, each client
+with its own congestion control (-C), start time and number of parallel
+streams (-P: a flow group of that many TCP connections from one process,
+each reported as a flow of its own). A UDP flow is an iperf3 -u client at
+a fixed rate (non-responsive). Short flows: testbed/shortflows.py (Poisson
+arrivals, Pareto sizes, completion times). Latency under load: ping from
+the first sender at 100 Hz. Goodput is what each iperf3 server received,
+per interval, per stream.
 """
 import json
 import re
@@ -19,12 +22,33 @@ from .topo import RECEIVER_ADDR
 
 
 class Flow:
-    """proto 'tcp' (cc: cubic, reno, highspeed, bbr, dctcp) or 'udp' (rate_mbit)."""
+    """proto 'tcp' (cc: cubic, reno, highspeed, bbr, dctcp) or 'udp' (rate_mbit).
+    streams > 1: that many TCP connections from one iperf3 client (-P),
+    reported as flows NAME.0 .. NAME.(streams-1) of group NAME."""
 
     def __init__(self, name, sender=0, proto="tcp", cc="cubic", start_s=0.0, duration_s=None,
-                 rate_mbit=None):
+                 rate_mbit=None, streams=1):
         self.name, self.sender, self.proto, self.cc = name, sender, proto, cc
         self.start_s, self.duration_s, self.rate_mbit = start_s, duration_s, rate_mbit
+        self.streams = streams
+
+
+class ShortFlows:
+    """Short TCP flows from a sender to the receiver (testbed/shortflows.py):
+    Poisson arrivals at rate_per_s, Pareto(alpha, scale_bytes) sizes
+    truncated at max_bytes, direction 'U' (through the bottleneck), 'D'
+    (the reverse path) or 'UD' (two-way, each flow one at random)."""
+
+    def __init__(self, sender, rate_per_s, alpha, scale_bytes, max_bytes=1 << 20, dirs="U",
+                 seed=1):
+        self.sender, self.rate_per_s, self.alpha = sender, rate_per_s, alpha
+        self.scale_bytes, self.max_bytes, self.dirs, self.seed = (scale_bytes, max_bytes,
+                                                                 dirs, seed)
+
+    def spec(self):
+        return {"sender": self.sender, "rate_per_s": self.rate_per_s, "alpha": self.alpha,
+                "scale_bytes": self.scale_bytes, "max_bytes": self.max_bytes,
+                "dirs": self.dirs}
 
 
 def available_cc(ns):
@@ -32,45 +56,114 @@ def available_cc(ns):
     return in_ns(ns, ["cat", path]).stdout.split()
 
 
-def _parse_server(js):
-    """(total receiver bytes, seconds, [(t_start, t_end, bits/s)...]) from iperf3 -s -J."""
+def _streams_by_socket(d):
+    """The sockets of an iperf3 JSON report in their order (stream 0, 1..)."""
+    socks = []
+    for iv in d.get("intervals", []):
+        for st in iv.get("streams", []):
+            if st.get("socket") not in socks:
+                socks.append(st.get("socket"))
+    return socks
+
+
+def _parse_server(js, streams=1):
+    """Per stream: (total bytes, seconds, [(t_start, t_end, bits/s)...]) from
+    iperf3 -s -J; one entry (the sum) for a single stream."""
     try:
         d = json.loads(js)
     except ValueError:
-        return 0, 0.0, []
-    series = []
-    for iv in d.get("intervals", []):
-        s = iv.get("sum", {})
-        series.append((s.get("start", 0.0), s.get("end", 0.0), s.get("bits_per_second", 0.0)))
-    end = d.get("end", {})
-    tot = end.get("sum_received") or end.get("sum") or {}
-    return tot.get("bytes", 0), tot.get("seconds", 0.0), series
-
-
-def _parse_client(js):
-    """What the sender achieved, from iperf3 -c -J: sent bits/s (UDP: the
-    rate it managed to send, which a slow machine can leave far below the
-    configured one), and for TCP the mean smoothed RTT in ms."""
-    try:
-        d = json.loads(js[js.index("{"):]) if "{" in js else {}
-    except ValueError:
-        return {}
-    end = d.get("end", {})
-    sent = (end.get("sum_sent") or end.get("sum") or {}).get("bits_per_second")
-    rtts = [st.get("rtt") for iv in d.get("intervals", []) for st in iv.get("streams", [])
-            if st.get("rtt")]
-    out = {"sent_mbps": sent / 1e6 if sent else None}
-    if rtts:
-        out["srtt_ms_mean"] = sum(rtts) / len(rtts) / 1e3
-        # per 0.5 s interval: [t_end, snd_cwnd bytes, srtt ms, retransmits]
-        out["tcp_series"] = [[round(st.get("end", 0), 2), st.get("snd_cwnd"),
-                              (st.get("rtt") or 0) / 1e3, st.get("retransmits")]
-                             for iv in d.get("intervals", []) for st in iv.get("streams", [])]
+        return [(0, 0.0, [])] * streams
+    if streams == 1:
+        series = []
+        for iv in d.get("intervals", []):
+            s = iv.get("sum", {})
+            series.append((s.get("start", 0.0), s.get("end", 0.0),
+                           s.get("bits_per_second", 0.0)))
+        end = d.get("end", {})
+        tot = end.get("sum_received") or end.get("sum") or {}
+        return [(tot.get("bytes", 0), tot.get("seconds", 0.0), series)]
+    socks = _streams_by_socket(d)
+    out = []
+    for k in range(streams):
+        sock = socks[k] if k < len(socks) else None
+        series = [(st.get("start", 0.0), st.get("end", 0.0), st.get("bits_per_second", 0.0))
+                  for iv in d.get("intervals", []) for st in iv.get("streams", [])
+                  if sock is not None and st.get("socket") == sock]
+        nbytes = sum(int(b * (e - a) / 8) for a, e, b in series)
+        out.append((nbytes, sum(e - a for a, e, _ in series), series))
     return out
 
 
-def run(topo, flows, duration_s, ping=True, ping_interval_s=0.01):
-    """Run flows for duration_s. Returns {flows: [...], ping_rtt_ms: [(t, rtt)]}."""
+def _parse_client(js, streams=1):
+    """What the sender achieved, from iperf3 -c -J: sent bits/s (UDP: the
+    rate it managed to send, which a slow machine can leave far below the
+    configured one), and for TCP per stream the mean smoothed RTT in ms and
+    its series. Returns one dict per stream (the first carries sent_mbps of
+    the whole client)."""
+    try:
+        d = json.loads(js[js.index("{"):]) if "{" in js else {}
+    except ValueError:
+        d = {}
+    end = d.get("end", {})
+    sent = (end.get("sum_sent") or end.get("sum") or {}).get("bits_per_second")
+    socks = _streams_by_socket(d)
+    outs = []
+    for k in range(streams):
+        sock = socks[k] if k < len(socks) else None
+        sts = [st for iv in d.get("intervals", []) for st in iv.get("streams", [])
+               if st.get("socket") == sock or (streams == 1 and sock is None)]
+        rtts = [st.get("rtt") for st in sts if st.get("rtt")]
+        out = {"sent_mbps": sent / 1e6 if sent else None} if k == 0 else {"sent_mbps": None}
+        if rtts:
+            out["srtt_ms_mean"] = sum(rtts) / len(rtts) / 1e3
+            # per 0.5 s interval: [t_end, snd_cwnd bytes, srtt ms, retransmits]
+            out["tcp_series"] = [[round(st.get("end", 0), 2), st.get("snd_cwnd"),
+                                  (st.get("rtt") or 0) / 1e3, st.get("retransmits")]
+                                 for st in sts]
+        outs.append(out)
+    return outs
+
+
+SHORT_PORT = 6201
+
+
+def _start_short(topo, short, duration_s):
+    """The short-flow server on the receiver and client on its sender."""
+    srv = subprocess.Popen(ns_cmd(topo.receiver, ["/usr/bin/python3", "-m", "testbed.shortflows",
+                                                  "server", str(SHORT_PORT),
+                                                  "%g" % duration_s]),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           cwd=nslib.ROOT)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        if ":%d " % SHORT_PORT in in_ns(topo.receiver, ["ss", "-ltn"]).stdout:
+            break
+        time.sleep(0.05)
+    cli = subprocess.Popen(ns_cmd(topo.senders[short.sender], [
+        "/usr/bin/python3", "-m", "testbed.shortflows", "client", RECEIVER_ADDR,
+        str(SHORT_PORT), "%g" % short.rate_per_s, "%g" % short.alpha, "%g" % short.scale_bytes,
+        "%g" % short.max_bytes, "%g" % duration_s, str(short.seed), short.dirs]),
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=nslib.ROOT)
+    return srv, cli
+
+
+def _finish_short(srv, cli, duration_s):
+    try:
+        txt, _ = cli.communicate(timeout=duration_s + 40)
+    except subprocess.TimeoutExpired:
+        cli.kill()
+        txt, _ = cli.communicate()
+    srv.kill()
+    srv.wait()
+    try:
+        return json.loads(txt.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None
+
+
+def run(topo, flows, duration_s, ping=True, ping_interval_s=0.01, short=None):
+    """Run flows (and the short flows, a ShortFlows) for duration_s. Returns
+    {flows: [...], ping_rtt_ms: [(t, rtt)], short: {...} or None}."""
     servers, clients = [], []
     for i, f in enumerate(flows):
         port = 5201 + i
@@ -93,10 +186,13 @@ def run(topo, flows, duration_s, ping=True, ping_interval_s=0.01):
             cmd += ["-u", "-b", "%gM" % (f.rate_mbit or 1000), "-l", "1400"]
         else:
             cmd += ["-C", f.cc]
+            if f.streams > 1:
+                cmd += ["-P", str(f.streams)]
         wrapped = ["sh", "-c", "sleep %g; exec \"$@\"" % f.start_s, "sh"] + cmd
         clients.append(subprocess.Popen(ns_cmd(topo.senders[f.sender], wrapped),
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                         text=True))
+    shorts = _start_short(topo, short, duration_s) if short else None
     pinger = None
     if ping:
         count = int(duration_s / ping_interval_s)
@@ -105,29 +201,31 @@ def run(topo, flows, duration_s, ping=True, ping_interval_s=0.01):
                                      "-c", str(count), "-w", "%g" % (duration_s + 2),
                                      RECEIVER_ADDR]),
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    out = {"flows": [], "ping_rtt_ms": [], "t0": t0}
+    out = {"flows": [], "ping_rtt_ms": [], "t0": t0, "short": None}
     reports = []
-    for c in clients:
+    for f, c in zip(flows, clients):
         try:
             txt, _ = c.communicate(timeout=duration_s + 30)
         except subprocess.TimeoutExpired:
             c.kill()
             txt, _ = c.communicate()
-        reports.append(_parse_client(txt or ""))
+        reports.append(_parse_client(txt or "", f.streams))
     for i, (f, s) in enumerate(zip(flows, servers)):
         try:
             js, _ = s.communicate(timeout=15)
         except subprocess.TimeoutExpired:
             s.kill()
             js, _ = s.communicate()
-        nbytes, secs, series = _parse_server(js)
-        out["flows"].append({"name": f.name, "proto": f.proto, "cc": f.cc if f.proto == "tcp"
-                             else None, "sender": f.sender, "start_s": f.start_s,
-                             "bytes": nbytes, "seconds": secs,
-                             "configured_mbps": f.rate_mbit if f.proto == "udp" else None,
-                             "client": reports[i],
-                             "series": [(a + f.start_s, b + f.start_s, bps)
-                                        for a, b, bps in series]})
+        for k, (nbytes, secs, series) in enumerate(_parse_server(js, f.streams)):
+            out["flows"].append({
+                "name": f.name if f.streams == 1 else "%s.%d" % (f.name, k), "group": f.name,
+                "proto": f.proto, "cc": f.cc if f.proto == "tcp" else None,
+                "sender": f.sender, "start_s": f.start_s, "bytes": nbytes, "seconds": secs,
+                "configured_mbps": f.rate_mbit if f.proto == "udp" else None,
+                "client": reports[i][k],
+                "series": [(a + f.start_s, b + f.start_s, bps) for a, b, bps in series]})
+    if shorts:
+        out["short"] = _finish_short(shorts[0], shorts[1], duration_s)
     if pinger:
         try:
             txt, _ = pinger.communicate(timeout=duration_s + 10)

@@ -1,0 +1,465 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""Judge reproduced figures from their run results (pure: no root, no VM).
+
+  metrics(res, fig)        one run's metrics as the checks name them
+  Metrics                  the valid runs of every scheme of a figure,
+                           aggregated (mean, sd, n), for the checks
+  judge_figure(fig, runs)  every premise and claim, per variant (the text's
+                           algorithm, the project's), and the verdicts
+  figure_markdown, summary_markdown, plot_figure
+
+Verdicts (REPRODUCTION.md sec. 3):
+  PASS / PARTIAL / FAIL  of the claims that could be decided
+  PREMISE                a premise failed: the baseline did not show the
+                         problem the figure is about, its claims say nothing
+  INVALID                no claim could be decided and some scheme has too
+                         few valid runs (each needs min(2, repeats))
+  INCONCLUSIVE           no claim could be decided: the schemes they name
+                         were not run
+  NOT-RUN                no runs (a feature or scheme missing: named)
+  SUBSTITUTE             3.10: measured by substitutes, labelled as such
+A check is PASS, FAIL or INCONCLUSIVE (its data missing); a report is
+printed, not judged.
+"""
+import gzip
+import json
+import math
+import os
+
+from . import figures as F
+from .scenario import goodput_mbps, jain, percentile
+
+MIN_VALID = 2
+
+
+def _flows_in(res):
+    return [f for f in res["flows"]]
+
+
+def metrics(res, fig):
+    """One run's metrics, the names the checks use:
+      jain, util (long flows over the window, short flows' uploads added),
+      g:GROUP (goodput of a flow group, Mbit/s), ratio:A/B, share:GROUP (of
+      the rate), ratio:s2/s1each and share7 (outcast), delay_mean / _p50 /
+      _p99 (the bottleneck's backlog as waiting time, ms), backlog_bytes,
+      srtt_p90 (srtt - base RTT over the TCP series, ms), cwnd_ratio (time-
+      mean cwnd of the cubic flow over the sack flow), guest_cpu, bpf_ns,
+      memlock, fct_p50 / _p99 (ms), n_long (FaLL's N, ours), t_half (4.8)."""
+    d, w = res["duration_s"], res["warmup_s"]
+    a, b = fig.jain_window(d) if fig.jain_window else (w, d)
+    r = res["rate_mbit"]
+    m = {}
+    gp, groups = [], {}
+    for f in _flows_in(res):
+        g = goodput_mbps(f, max(a, f["start_s"] + 1.0), b)
+        gp.append(g)
+        key = f.get("group", f["name"])
+        groups[key] = groups.get(key, 0.0) + g
+    m["jain"] = jain(gp)
+    short_mbps = 0.0
+    for s in res.get("short_flows") or []:
+        if s[2] == "U" and s[3] is not None and a <= s[0] + s[3] <= b:
+            short_mbps += s[1] * 8 / 1e6 / max(b - a, 1e-9)
+    m["util"] = (sum(gp) + short_mbps) / r if r else None
+    for k, v in groups.items():
+        m["g:" + k] = v
+        m["share:" + k] = v / r if r else None
+    for x, y in (("cubic", "sack"),):
+        if groups.get(x) is not None and groups.get(y):
+            m["ratio:%s/%s" % (x, y)] = groups[x] / groups[y]
+    if "s1" in groups and "s2" in groups:
+        n1 = sum(1 for f in res["flows"] if f.get("group") == "s1") or 1
+        m["ratio:s2/s1each"] = groups["s2"] / (groups["s1"] / n1) if groups["s1"] else None
+        m["share7"] = groups["s2"] / (r / (n1 + 1)) if r else None
+    bl = res.get("backlog_delay_ms") or {}
+    m["delay_mean"], m["delay_p50"], m["delay_p99"] = bl.get("mean"), bl.get("p50"), bl.get("p99")
+    m["backlog_bytes"] = res.get("backlog_bytes_mean")
+    srtts, cw = [], {}
+    for f in res["flows"]:
+        ser = (f.get("client") or {}).get("tcp_series") or []
+        pts = [x for x in ser if x[0] + f["start_s"] >= w]
+        srtts += [x[2] - res["rtt_ms"] for x in pts if x[2]]
+        if pts and f.get("group") in ("cubic", "sack") and f["name"] == f.get("group"):
+            cw[f["group"]] = sum(x[1] or 0 for x in pts) / len(pts)
+    m["srtt_p90"] = percentile(srtts, 90)
+    m["cwnd_ratio"] = cw["cubic"] / cw["sack"] if cw.get("cubic") and cw.get("sack") else None
+    m["guest_cpu"] = (res.get("cpu") or {}).get("guest_busy")
+    m["bpf_ns"] = (res.get("bpf_cost") or {}).get("ns_per_pkt")
+    m["memlock"] = res.get("map_memlock_bytes")
+    sh = res.get("short") or {}
+    m["fct_p50"] = (sh.get("fct_ms") or {}).get("p50")
+    m["fct_p99"] = (sh.get("fct_ms") or {}).get("p99")
+    nl = [x.get("n_long") for x in res.get("afcd_series") or [] if x["t"] >= w and
+          x.get("n_long") is not None]
+    m["n_long"] = sum(nl) / len(nl) if nl else None
+    m["t_half"] = _t_half(res)
+    return m
+
+
+def _t_half(res):
+    """The time from the late group's start until its flows' mean rate
+    reaches half their fair share (rate / all long flows), s; None."""
+    late = [f for f in res["flows"] if f["start_s"] > 0]
+    if not late:
+        return None
+    t0 = min(f["start_s"] for f in late)
+    fair = res["rate_mbit"] / len(res["flows"])
+    ts = sorted({round(iv[1], 2) for f in late for iv in f["series"]})
+    for t in ts:
+        rates = [next((iv[2] / 1e6 for iv in f["series"] if abs(iv[1] - t) < 0.01), 0.0)
+                 for f in late]
+        if t > t0 and sum(rates) / len(rates) >= 0.5 * fair:
+            return t - t0
+    return None
+
+
+def _mean_sd(xs):
+    xs = [x for x in xs if x is not None and not (isinstance(x, float) and math.isnan(x))]
+    if not xs:
+        return None, None, 0
+    mu = sum(xs) / len(xs)
+    sd = (sum((x - mu) ** 2 for x in xs) / (len(xs) - 1)) ** 0.5 if len(xs) > 1 else 0.0
+    return mu, sd, len(xs)
+
+
+class Metrics:
+    """Per scheme: the metrics of its valid runs, aggregated. need: the
+    valid runs a scheme needs to be judged (min(MIN_VALID, repeats))."""
+
+    def __init__(self, fig, runs, repeats, others=None):
+        self.fig, self.others = fig, others or {}
+        self.need = max(1, min(MIN_VALID, repeats))
+        self.by = {}
+        for res in runs:
+            self.by.setdefault(res["scheme"], []).append(res)
+        self.valid = {s: [r for r in rs if r.get("valid", True)] for s, rs in self.by.items()}
+        self.m = {s: [metrics(r, fig) for r in rs] for s, rs in self.valid.items()}
+        first = runs[0] if runs else {}
+        self.rtt_ms = first.get("rtt_ms")
+        self.rate_mbit = first.get("rate_mbit")
+
+    def stat(self, scheme, metric):
+        """(mean, sd, n) over the valid runs; n < need: (None, None, n)."""
+        vals = [m.get(metric) for m in self.m.get(scheme, [])]
+        mu, sd, n = _mean_sd(vals)
+        if n < self.need:
+            return None, None, n
+        return mu, sd, n
+
+    def mean(self, scheme, metric):
+        return self.stat(scheme, metric)[0]
+
+    def margin(self, a, b, metric):
+        """2 x the pooled sd of two schemes' metric (0 when unknown)."""
+        sa, sb = self.stat(a, metric)[1] or 0.0, self.stat(b, metric)[1] or 0.0
+        return 2.0 * math.sqrt((sa * sa + sb * sb) / 2.0)
+
+    def other(self, fid, scheme, metric):
+        """The metric of another figure's runs (3.7 against 3.6, ...)."""
+        o = self.others.get(fid)
+        return o.mean(scheme, metric) if o else None
+
+
+def _verdict(oks):
+    if not oks:
+        return "INVALID"
+    if all(oks):
+        return "PASS"
+    if not any(oks):
+        return "FAIL"
+    return "PARTIAL"
+
+
+def judge_figure(fig, runs, repeats, others=None, planned=()):
+    """Every check of fig on runs (result dicts); returns a dict with the
+    checks (per variant where they name AFCD or FaLL) and the verdict of
+    each variant: {"text": V, "project": V}. planned: the schemes the
+    figure was run with (absent ones make their checks INCONCLUSIVE)."""
+    M = Metrics(fig, runs, repeats, others)
+    out = {"figure": fig.id, "title": fig.title, "quotes": fig.quotes, "cell": fig.cell,
+           "rate_notes": fig.rate_notes, "checks": [], "verdict": {}, "schemes": {}}
+    if not runs:
+        reason = "no runs" + (" (needs %s)" % ", ".join(fig.needs) if fig.needs else "")
+        out["verdict"] = {"text": "NOT-RUN", "project": "NOT-RUN", "why": reason}
+        return out, M
+    for s, rs in sorted(M.by.items()):
+        out["schemes"][s] = {"runs": len(rs), "valid": len(M.valid[s]),
+                             "invalid_reasons": sorted({x for r in rs
+                                                        for x in r.get("invalid_reasons", [])})}
+    premise_failed = premise_unknown = False
+    results = {"text": [], "project": []}
+    for c in fig.checks:
+        variants = ["text", "project"] if c.roles else [None]
+        for v in variants:
+            V = F.VARIANTS[v or "text"]
+            try:
+                ok, nums = c.fn(M, V)
+            except (TypeError, ZeroDivisionError, KeyError, ValueError) as e:
+                ok, nums = None, "cannot be evaluated: %s" % e
+            if c.kind == "report":
+                verdict = "REPORT"
+            else:
+                verdict = "INCONCLUSIVE" if ok is None else "PASS" if ok else "FAIL"
+            out["checks"].append({"kind": c.kind, "id": c.id, "quote": c.quote,
+                                  "variant": v or "both", "verdict": verdict, "numbers": nums})
+            if c.kind == "premise":
+                premise_failed |= ok is False
+                premise_unknown |= ok is None
+            elif c.kind == "claim" and ok is not None:
+                for vv in ([v] if v else ["text", "project"]):
+                    results[vv].append(ok)
+    short = [s for s, rs in M.by.items() if len(M.valid[s]) < M.need]
+    for v in ("text", "project"):
+        if premise_failed:
+            out["verdict"][v] = "PREMISE"
+        elif fig.substitute:
+            out["verdict"][v] = "SUBSTITUTE"
+        elif not results[v]:
+            # nothing decided: the runs measured the machine, or the schemes
+            # the claims name were not run
+            out["verdict"][v] = "INVALID" if short else "INCONCLUSIVE"
+        else:
+            verdict = _verdict(results[v])
+            if premise_unknown:
+                verdict += " (premise undecided)"
+            out["verdict"][v] = verdict
+    if short:
+        out["verdict"]["too_few_valid"] = sorted(short)
+    out["verdict"]["claims_decided"] = {v: len(results[v]) for v in results}
+    return out, M
+
+
+def combined(verdict):
+    """One word for the summary: the text's verdict, with the project's
+    where it differs ("FAIL; project PASS")."""
+    t, p = verdict.get("text"), verdict.get("project")
+    return t if t == p else "%s; project %s" % (t, p)
+
+
+METRIC_COLUMNS = [("jain", "Jain", "%.3f"), ("util", "util", "%.2f"),
+                  ("delay_mean", "delay mean ms", "%.1f"), ("delay_p99", "delay p99 ms", "%.1f")]
+
+
+def table_markdown(fig, M, schemes):
+    """mean ± sd over the valid runs, valid/runs, per scheme."""
+    cols = list(METRIC_COLUMNS)
+    extra = {"3.3": [("ratio:cubic/sack", "CUBIC/SACK", "%.2f")],
+             "3.4": [("cwnd_ratio", "cwnd ratio", "%.2f"), ("srtt_p90", "srtt-base p90 ms",
+                                                            "%.1f")],
+             "3.5": [("share:cubic", "CUBIC/R", "%.2f"), ("share:udp", "UDP/R", "%.2f")],
+             "3.7": [("ratio:cubic/sack", "CUBIC/SACK", "%.2f")],
+             "3.8": [("ratio:cubic/sack", "CUBIC/SACK", "%.2f")],
+             "3.9": [("fct_p50", "FCT p50 ms", "%.0f"), ("fct_p99", "FCT p99 ms", "%.0f")],
+             "3.10": [("guest_cpu", "guest CPU", "%.2f"), ("bpf_ns", "BPF ns/pkt", "%.0f"),
+                      ("backlog_bytes", "backlog B", "%.0f"), ("memlock", "maps B", "%.0f")],
+             "4.3": [("ratio:s2/s1each", "flow7/mean(1-6)", "%.2f"), ("share7", "flow7/(R/7)",
+                                                                      "%.2f")],
+             "4.6": [("fct_p50", "FCT p50 ms", "%.0f"), ("n_long", "N_long", "%.1f")],
+             "4.7": [("fct_p50", "FCT p50 ms", "%.0f"), ("n_long", "N_long", "%.1f")],
+             "4.8": [("t_half", "late group t50% s", "%.1f"), ("n_long", "N_long", "%.1f")]}
+    cols += extra.get(fig.id, [])
+    lines = ["| scheme | " + " | ".join(c[1] for c in cols) + " | valid |",
+             "|---|" + "---|" * (len(cols) + 1)]
+    from .bottleneck import LABELS
+    for s in schemes:
+        if s not in M.by:
+            lines.append("| %s | %s | not run |" % (LABELS.get(s, s), " | ".join("-" for _ in cols)))
+            continue
+        cells = []
+        for key, _, fmt in cols:
+            mu, sd, n = _mean_sd([m.get(key) for m in M.m.get(s, [])])
+            cells.append("-" if mu is None else (fmt % mu) + (" ± " + fmt % sd if sd else ""))
+        nv, nr = len(M.valid.get(s, [])), len(M.by[s])
+        why = sorted({x for r in M.by[s] for x in r.get("invalid_reasons", [])})
+        lines.append("| %s | %s | %d/%d%s |" % (LABELS.get(s, s), " | ".join(cells), nv, nr,
+                                                " (" + "; ".join(why) + ")" if why else ""))
+    return "\n".join(lines)
+
+
+def banner(fig, ctx):
+    """The first lines of a figure's report: what was run, where, scaled how."""
+    r = ctx.get("rate_mbit")
+    k = F.k_of(r) if r else None
+    scale = ("WAN cell: the dissertation's times kept (RTT %g ms, buffer %g BDP, target 5 ms, "
+             "interval 100 ms), the rate scaled by %.0f" % (ctx.get("rtt_ms") or 0,
+                                                             fig.buffer_bdp, k or 0)
+             if fig.cell == "wan" else
+             "DCN cell: packets kept, time stretched by k = %.0f (base RTT %.1f ms for the "
+             "assumed 100 us, buffer 8 BDP = 1 MB, min_rto, target %.0f ms and interval %.0f ms "
+             "= Table 4.1's x k, DCTCP K = 20 frames)" % (k or 0, ctx.get("rtt_ms") or 0,
+                                                           fig.target_ms(r) if r else 0,
+                                                           fig.interval_ms(r) if r else 0))
+    return ("**Scaled reproduction, not a 10 Gb/s replication.** %g Mbit/s (%s), "
+            "%s, kernel %s, %s repeat(s) of %s s (warm-up %s s), mode %s. %s. "
+            "Depends on the absolute rate: %s." % (
+                r or 0, "calibrated" if ctx.get("rate_arg", "auto") == "auto" else "given",
+                ctx.get("emulation", "TCG"), ctx.get("kernel", "?"),
+                ctx.get("repeats", "?"), ctx.get("duration_s", "?"), ctx.get("warmup_s", "?"),
+                ctx.get("mode", "?"), scale, fig.rate_notes or "-"))
+
+
+def figure_markdown(fig, verdict, M, schemes, ctx, png=None):
+    out = ["# Fig. %s: %s" % (fig.id, fig.title), "", banner(fig, ctx), ""]
+    if fig.runs_of:
+        out += ["Judged on the runs of fig. %s." % fig.runs_of, ""]
+    out += ["The text:", ""] + ["> %s" % q for q in fig.quotes] + [""]
+    out += ["**Verdict:** the text's algorithm (%s): **%s**; the project's (%s): **%s**." % (
+        "/".join(F.VARIANTS["text"].values()), verdict["verdict"].get("text"),
+        "/".join(F.VARIANTS["project"].values()), verdict["verdict"].get("project")), ""]
+    if verdict["verdict"].get("why"):
+        out += ["Why: %s" % verdict["verdict"]["why"], ""]
+    if png:
+        out += ["![fig. %s](%s)" % (fig.id, os.path.basename(png)), ""]
+    out += [table_markdown(fig, M, schemes), ""]
+    out += ["| kind | check | variant | verdict | numbers |", "|---|---|---|---|---|"]
+    for c in verdict["checks"]:
+        out.append("| %s | %s: \"%s\" | %s | %s | %s |" % (
+            c["kind"], c["id"], c["quote"].replace("|", "/"), c["variant"], c["verdict"],
+            c["numbers"].replace("|", "/")))
+    return "\n".join(out) + "\n"
+
+
+def summary_markdown(rows, ctx):
+    """The top-level report: one row per figure and the tally."""
+    out = ["# Reproduction of the dissertation's ch. 3 and 4", "",
+           "Scaled TCG emulation: ch. 3 at %s Mbit/s, ch. 4 at %s Mbit/s (k = 10 Gb/s / R), "
+           "kernel %s, mode %s. The experiments of the dissertation ran on CRON, a real 10 "
+           "Gb/s testbed, with Linux 3.6 qdiscs; none of this is a 10 Gb/s replication. Each "
+           "verdict is given for the text's algorithm (afcd-paper, fall-paper: the drop law "
+           "without the project's policer) and the project's (afcd, fall)." % (
+               ctx.get("rate3") or "-", ctx.get("rate4") or "-", ctx.get("kernel", "?"),
+               ctx.get("mode", "?")), "",
+           "| figure | what | the text's algorithm | the project's | claims decided |",
+           "|---|---|---|---|---|"]
+    tally = {"text": {}, "project": {}}
+    for r in rows:
+        v = r["verdict"]
+        cd = v.get("claims_decided", {})
+        out.append("| [%s](fig%s/fig%s.md) | %s | %s | %s | %s / %s |" % (
+            r["figure"], r["figure"], r["figure"], r["title"], v.get("text"), v.get("project"),
+            cd.get("text", 0), cd.get("project", 0)))
+        for k in ("text", "project"):
+            word = (v.get(k) or "NOT-RUN").split(" ")[0]
+            tally[k][word] = tally[k].get(word, 0) + 1
+    out += ["", "Tally: " + "; ".join("%s: %s" % (
+        "the text's algorithm" if k == "text" else "the project's",
+        ", ".join("%s %d" % (w, n) for w, n in sorted(tally[k].items())))
+        for k in ("text", "project"))]
+    return "\n".join(out) + "\n", tally
+
+
+# ---- plots ----------------------------------------------------------------------
+
+def plot_figure(fig, M, schemes, path):
+    """A PNG laid out like the dissertation's figure (fig.panels)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from .bottleneck import LABELS
+
+    ran = [s for s in schemes if s in M.by]
+    if not ran:
+        return None
+    labels = [LABELS.get(s, s) for s in ran]
+
+    def bars(ax, metric, title, scale=1.0, whisker=None):
+        mus, sds, hatch = [], [], []
+        for s in ran:
+            mu, sd, n = _mean_sd([m.get(metric) for m in M.m.get(s, [])])
+            mus.append((mu or 0) * scale)
+            sds.append((sd or 0) * scale)
+            hatch.append(n < M.need)
+        bs = ax.bar(range(len(ran)), mus, yerr=sds if any(sds) else None, capsize=2,
+                    color="#4477aa")
+        if whisker:
+            for i, s in enumerate(ran):
+                hi = _mean_sd([m.get(whisker) for m in M.m.get(s, [])])[0]
+                if hi is not None:
+                    ax.plot([i, i], [mus[i], hi * scale], color="k", lw=0.8)
+                    ax.plot([i - 0.15, i + 0.15], [hi * scale] * 2, color="k", lw=0.8)
+        for b, h in zip(bs, hatch):
+            if h:
+                b.set_hatch("//")
+                b.set_alpha(0.5)
+        ax.set_xticks(range(len(ran)))
+        ax.set_xticklabels(labels, rotation=35, ha="right", fontsize=7)
+        ax.set_title(title, fontsize=9)
+
+    if fig.panels == "bars":
+        groups = sorted({k[2:] for s in ran for m in M.m.get(s, []) for k in m
+                         if k.startswith("g:")})
+        f, axs = plt.subplots(1, 2, figsize=(13, 4.2), gridspec_kw={"width_ratios": [2, 1]})
+        width = 0.8 / max(len(groups), 1)
+        for j, g in enumerate(groups):
+            mus = [_mean_sd([m.get("g:" + g) for m in M.m.get(s, [])]) for s in ran]
+            axs[0].bar([i + (j - (len(groups) - 1) / 2) * width for i in range(len(ran))],
+                       [x[0] or 0 for x in mus], width=width,
+                       yerr=[x[1] or 0 for x in mus], capsize=2, label=g)
+        axs[0].set_xticks(range(len(ran)))
+        axs[0].set_xticklabels(labels, rotation=35, ha="right", fontsize=7)
+        axs[0].set_ylabel("goodput (Mbit/s)")
+        axs[0].set_title("(a) goodput per flow (group)", fontsize=9)
+        axs[0].legend(fontsize=7)
+        bars(axs[1], "delay_mean", "(b) queueing delay, mean (whisker: p99), ms",
+             whisker="delay_p99")
+    elif fig.panels in ("jdu", "delay_tput", "cpu_mem"):
+        spec = {"jdu": [("jain", "(a) Jain's index", None), ("delay_mean",
+                                                              "(b) mean delay, ms (whisker p99)",
+                                                              "delay_p99"),
+                        ("util", "(c) utilization", None)],
+                "delay_tput": [("delay_mean", "(a) mean queueing delay, ms", "delay_p99"),
+                               ("util", "(b) total throughput / R", None)],
+                "cpu_mem": [("guest_cpu", "(a) guest CPU (substitute)", None),
+                            ("bpf_ns", "BPF ns per packet (substitute)", None),
+                            ("backlog_bytes", "(b) mean backlog, bytes (substitute)", None),
+                            ("memlock", "BPF map memory, bytes", None)]}[fig.panels]
+        f, axs = plt.subplots(1, len(spec), figsize=(4.4 * len(spec), 4.2))
+        for ax, (metric, title, wh) in zip(axs, spec):
+            bars(ax, metric, title, whisker=wh)
+    elif fig.panels == "cwnd":
+        show = [s for s in ("pfifo", "kcodel", "afd", "afcd-paper", "afcd") if s in M.by]
+        f, axs = plt.subplots(2, len(show), figsize=(3.4 * len(show), 6), squeeze=False)
+        for i, s in enumerate(show):
+            r = (M.valid.get(s) or M.by[s])[0]
+            bdp_pk = r["rate_mbit"] * 1e6 / 8 * r["rtt_ms"] / 1e3 / 1514
+            for fl in r["flows"]:
+                ser = (fl.get("client") or {}).get("tcp_series") or []
+                if not ser:
+                    continue
+                t = [x[0] + fl["start_s"] for x in ser]
+                axs[0][i].plot(t, [(x[1] or 0) / 1448 for x in ser], lw=0.8, label=fl["name"])
+                axs[1][i].plot(t, [x[2] for x in ser], lw=0.8, label=fl["name"])
+            axs[0][i].axhline(bdp_pk, color="grey", ls="--", lw=0.8, label="BDP")
+            axs[0][i].set_title("(%s) %s: cwnd (packets)" % ("abcd"[i % 4], LABELS.get(s, s)),
+                                fontsize=8)
+            axs[1][i].set_title("(%s) %s: srtt (ms)" % ("efgh"[i % 4], LABELS.get(s, s)),
+                                fontsize=8)
+            axs[1][i].set_xlabel("time (s)", fontsize=8)
+            axs[0][i].legend(fontsize=6)
+    else:
+        return None
+    f.suptitle("Fig. %s (scaled): %s" % (fig.id, fig.title), fontsize=10)
+    f.tight_layout()
+    f.savefig(path, dpi=90)
+    plt.close(f)
+    return path
+
+
+def load_runs(d):
+    """The run result JSONs of a figure's directory (figX-SCHEME-rK.json, or
+    .json.gz as docs/reproduction keeps them)."""
+    out = []
+    if not os.path.isdir(d):
+        return out
+    for n in sorted(os.listdir(d)):
+        if not (n.startswith("fig") and "-r" in n and n.endswith((".json", ".json.gz"))):
+            continue
+        opener = gzip.open if n.endswith(".gz") else open
+        with opener(os.path.join(d, n), "rt") as fh:
+            try:
+                r = json.load(fh)
+            except ValueError:
+                continue
+        if "scheme" in r:
+            out.append(r)
+    return out

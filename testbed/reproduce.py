@@ -1,0 +1,260 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""afcd-testbed reproduce: run the dissertation's figures (testbed.figures)
+and judge them (testbed.judge).
+
+  OUT/context.json           mode, rates, kernel, emulation, dates
+  OUT/calibration-wan.json   the rate of ch. 3 (and -dcn: ch. 4)
+  OUT/figX.Y/figX.Y-SCHEME-rK.json   the runs (figures that judge another
+                             figure's runs have none of their own)
+  OUT/figX.Y/figX.Y.png, figX.Y.md, verdict.json
+  OUT/reproduction.md, reproduction.json   one row per figure, the tally
+
+Runs happen in the VM (the caller re-executes there); judging and plotting
+on the host, from the JSONs alone (--judge DIR does only that).
+"""
+import gzip
+import json
+import os
+import subprocess
+import time
+
+from . import bottleneck, figures as F, judge, scenario
+
+RUN_OVERHEAD_S = 15.0          # topology, loader, teardown per run (measured: 11-18 s)
+CAL_PROBE_S = 80.0             # one calibration probe with its overhead
+CAL_RATES_DCN_MAX = 50.0       # ch. 4 at most (REPRODUCTION.md sec. 1)
+# the workloads each cell calibrates on: the heaviest of its figures
+CAL_FIGURES = {"wan": ["3.5", "3.9"], "dcn": ["4.7"]}
+
+
+def say(*a):
+    print(*a, flush=True)
+
+
+def schemes_of(fig, which):
+    """The schemes a figure is run with: a named set or a list."""
+    if which in ("paper", "default", "all", "quick"):
+        base = F.scheme_set(fig.chapter, which)
+    else:
+        base = [s.strip() for s in which.split(",") if s.strip()]
+    return base + [s for s in fig.extra_schemes if s not in base and which != "paper"]
+
+
+def run_figures(figs):
+    """The figures whose runs must happen for figs (runs_of resolved),
+    each once, in registry order."""
+    want = {f.run_id for f in figs}
+    return [f for f in F.FIGURES if f.id in want]
+
+
+def plan(figs, mode, which, repeat=None):
+    """[(run figure, scheme, repeat)] and the estimated VM time, s."""
+    k = repeat or F.MODES[mode]["repeat"]
+    runs, t = [], 0.0
+    for f in run_figures(figs):
+        dur = f.time(mode)[0]
+        for s in schemes_of(f, which):
+            for r in range(1, k + 1):
+                runs.append((f, s, r))
+                t += dur + RUN_OVERHEAD_S
+    cells = {f.cell for f in run_figures(figs)}
+    t += sum(len(CAL_FIGURES[c]) * 4 * CAL_PROBE_S for c in cells) + 90.0   # boot
+    return runs, t
+
+
+def missing_features(fig):
+    """Features a figure needs that this testbed lacks (none today), and
+    kernel modules its schemes need that the VM may not load."""
+    return list(fig.needs)
+
+
+def list_figures(figs, mode, which, repeat=None):
+    say("%-5s %-5s %-4s %6s %9s  %s" % ("fig", "cell", "ch", "runs", "VM time", "what"))
+    total = 0.0
+    for f in figs:
+        runs, _ = plan([f], mode, which, repeat)
+        own = [x for x in runs if x[0].id == f.id]
+        t = sum(x[0].time(mode)[0] + RUN_OVERHEAD_S for x in own)
+        total += t
+        note = ("judged on fig. %s's runs" % f.runs_of) if f.runs_of else \
+            ("%d schemes x %d" % (len(schemes_of(f, which)), repeat or F.MODES[mode]["repeat"]))
+        miss = missing_features(f)
+        say("%-5s %-5s %-4d %6d %8.0fm  %s%s" % (f.id, f.cell, f.chapter, len(own), t / 60,
+                                               f.title[:60], "; NOT-RUN: " + ", ".join(miss)
+                                               if miss else ""))
+        say("%21s %s (%s)" % ("", note, ", ".join(schemes_of(f, which))))
+    _, t = plan(figs, mode, which, repeat)
+    say("total: %.1f h of VM time in mode %s (runs %.1f h, calibration and boot the rest)" %
+        (t / 3600, mode, total / 3600))
+
+
+def _path(out, fig_id, scheme, rep):
+    return os.path.join(out, "fig%s" % fig_id, "fig%s-%s-r%d.json" % (fig_id, scheme, rep))
+
+
+def _done(out, fig_id, scheme, rep, rate):
+    for path, opener in ((_path(out, fig_id, scheme, rep), open),
+                         (_path(out, fig_id, scheme, rep) + ".gz", gzip.open)):
+        try:
+            with opener(path, "rt") as fh:
+                r = json.load(fh)
+        except (OSError, ValueError):
+            continue
+        return r if r.get("rate_mbit") == rate else None
+    return None
+
+
+def calibrate_cell(cell, out, mode, resume):
+    """The cell's rate: the highest of the calibration rates at which every
+    workload of CAL_FIGURES runs validly with margin (cli.calibrate's rule),
+    kept in OUT/calibration-CELL.json (reused with resume)."""
+    from . import cli
+    path = os.path.join(out, "calibration-%s.json" % cell)
+    if resume and os.path.exists(path):
+        with open(path) as fh:
+            rate = float(json.load(fh)["rate_mbit"])
+        say("reproduce: %s cell at the rate calibrated before, %g Mbit/s" % (cell, rate))
+        return rate
+    rates = [r for r in cli.CAL_RATES if cell == "wan" or r <= CAL_RATES_DCN_MAX]
+    probes, best = [], None
+    for rate in rates:
+        ok = True
+        for fid in CAL_FIGURES[cell]:
+            f = F.BY_ID[fid]
+            say("calibrate %s: fig. %s's workload under %s at %g Mbit/s ..." % (
+                cell, fid, cli.CAL_SCHEME, rate))
+            try:
+                r = scenario.run("cal-" + fid, cli.CAL_SCHEME, rate_mbit=rate,
+                                 rtt_ms=f.rtt_ms(rate), duration_s=cli.CAL_DURATION_S + 4,
+                                 warmup_s=cli.CAL_WARMUP_S, buffer_bdp=f.buffer_bdp,
+                                 target_ms=f.target_ms(rate), interval_ms=f.interval_ms(rate),
+                                 wl=f.workload(rate, mode), update_period_ms=None)
+            except Exception as e:         # noqa: BLE001 (report, try the next rate)
+                say("    failed: %s" % e)
+                ok = False
+                break
+            good = r["valid"] and r["cpu"]["guest_busy"] <= cli.CAL_BUSY_MAX
+            probes.append({"rate_mbit": rate, "figure": fid, "valid": r["valid"],
+                           "invalid_reasons": r["invalid_reasons"], "cpu": r["cpu"],
+                           "timer_late_ms": r["timer_late_ms"]})
+            say("    %s (guest %.0f %% busy)" % ("valid with margin" if good else
+                                                 "invalid: " + "; ".join(r["invalid_reasons"])
+                                                 if not r["valid"] else "valid, no margin",
+                                                 100 * r["cpu"]["guest_busy"]))
+            if not good:
+                ok = False
+                break
+        if ok:
+            best = rate
+            break
+    if best is None:
+        best = rates[-1]
+        say("calibrate %s: no rate ran validly; using the lowest, %g Mbit/s" % (cell, best))
+    os.makedirs(out, exist_ok=True)
+    with open(path, "w") as fh:
+        json.dump({"cell": cell, "rate_mbit": best, "probes": probes,
+                   "kernel": os.uname().release, "date": time.strftime("%Y-%m-%d %H:%M"),
+                   "workloads": CAL_FIGURES[cell], "guest_busy_max": cli.CAL_BUSY_MAX}, fh,
+                  indent=1)
+    say("calibrate %s: %g Mbit/s" % (cell, best))
+    return best
+
+
+def write_context(out, **kw):
+    path = os.path.join(out, "context.json")
+    ctx = {}
+    if os.path.exists(path):
+        with open(path) as fh:
+            ctx = json.load(fh)
+    ctx.update(kw)
+    with open(path, "w") as fh:
+        json.dump(ctx, fh, indent=1)
+    return ctx
+
+
+def run(figs, out, mode, which, resume, rate_arg, repeat=None):
+    """Run every run of figs (in the VM). Returns the number that failed."""
+    subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=1"], check=False)
+    os.makedirs(out, exist_ok=True)
+    runs, est = plan(figs, mode, which, repeat)
+    say("reproduce: %d runs, about %.1f h of VM time" % (len(runs), est / 3600))
+    rates = {}
+    for cell in sorted({f.cell for f, _, _ in runs}, reverse=True):   # wan, then dcn
+        if rate_arg != "auto":
+            rates[cell] = min(float(rate_arg), CAL_RATES_DCN_MAX) if cell == "dcn" \
+                else float(rate_arg)
+        else:
+            rates[cell] = calibrate_cell(cell, out, mode, resume)
+    write_context(out, mode=mode, schemes=which, kernel=os.uname().release,
+                  emulation="KVM" if os.environ.get("AFCD_VM_KVM") == "1" else "TCG",
+                  rate3=rates.get("wan"), rate4=rates.get("dcn"), rate_arg=rate_arg,
+                  repeats=repeat or F.MODES[mode]["repeat"],
+                  started=time.strftime("%Y-%m-%d %H:%M"))
+    failed = 0
+    for i, (f, s, rep) in enumerate(runs):
+        rate = rates[f.cell]
+        if resume and _done(out, f.id, s, rep, rate):
+            say("[%d/%d] fig. %s under %s (repeat %d): kept" % (i + 1, len(runs), f.id, s, rep))
+            continue
+        dur, warm = f.time(mode)
+        say("[%d/%d] fig. %s under %s (repeat %d) at %g Mbit/s ..." % (i + 1, len(runs), f.id,
+                                                                     s, rep, rate))
+        t0 = time.time()
+        try:
+            res = scenario.run("fig" + f.id, s, rate_mbit=rate, rtt_ms=f.rtt_ms(rate),
+                               duration_s=dur, warmup_s=warm, buffer_bdp=f.buffer_bdp,
+                               target_ms=f.target_ms(rate), interval_ms=f.interval_ms(rate),
+                               out_dir=os.path.join(out, "fig" + f.id), repeat=rep,
+                               wl=f.workload(rate, mode), update_period_ms=None,
+                               tag="fig%s-%s" % (f.id, s), keep_samples=False)
+        except Exception as e:             # noqa: BLE001 (report, go on)
+            say("    failed: %s" % e)
+            failed += 1
+            continue
+        say("    %s  (%.0f s)" % (scenario.one_line(res), time.time() - t0))
+    write_context(out, finished=time.strftime("%Y-%m-%d %H:%M"))
+    return failed
+
+
+def judge_all(figs, out, which=None):
+    """Judge and plot figs from the JSONs under out (host side); writes the
+    per-figure reports and the top-level one. Returns the summary rows."""
+    ctxp = os.path.join(out, "context.json")
+    ctx = json.load(open(ctxp)) if os.path.exists(ctxp) else {}
+    mode = ctx.get("mode", "default")
+    which = which or ctx.get("schemes", "default")
+    repeats = ctx.get("repeats", F.MODES[mode]["repeat"])
+    metrics_of, rows = {}, []
+    for f in F.FIGURES:      # every figure in order: 3.7 refers to 3.6, 3.8 and 3.9 to 3.7
+        runs = judge.load_runs(os.path.join(out, "fig" + f.run_id))
+        planned = schemes_of(f, which)
+        verdict, M = judge.judge_figure(f, runs, repeats, others=metrics_of, planned=planned)
+        metrics_of[f.id] = M
+        if f not in figs:
+            continue
+        d = os.path.join(out, "fig" + f.id)
+        os.makedirs(d, exist_ok=True)
+        fctx = dict(ctx, rate_mbit=M.rate_mbit, rtt_ms=M.rtt_ms,
+                    duration_s=(runs[0]["duration_s"] if runs else None),
+                    warmup_s=(runs[0]["warmup_s"] if runs else None),
+                    kernel=(runs[0]["kernel"] if runs else ctx.get("kernel")))
+        png = None
+        if runs:
+            try:
+                png = judge.plot_figure(f, M, planned, os.path.join(d, "fig%s.png" % f.id))
+            except Exception as e:         # noqa: BLE001 (a report without its plot)
+                say("fig. %s: no plot: %s" % (f.id, e))
+        with open(os.path.join(d, "fig%s.md" % f.id), "w") as fh:
+            fh.write(judge.figure_markdown(f, verdict, M, planned, fctx, png))
+        with open(os.path.join(d, "verdict.json"), "w") as fh:
+            json.dump(verdict, fh, indent=1)
+        rows.append(verdict)
+        say("fig. %-4s text: %-28s project: %s" % (f.id, verdict["verdict"].get("text"),
+                                                   verdict["verdict"].get("project")))
+    md, tally = judge.summary_markdown(rows, ctx)
+    with open(os.path.join(out, "reproduction.md"), "w") as fh:
+        fh.write(md)
+    with open(os.path.join(out, "reproduction.json"), "w") as fh:
+        json.dump({"context": ctx, "figures": rows, "tally": tally}, fh, indent=1)
+    say("reproduce: %s" % os.path.join(out, "reproduction.md"))
+    return rows

@@ -1,0 +1,226 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""The reproduction's judge on synthetic results (no root, no VM): ties,
+invalid runs, a premise that fails, a claim that fails, the text's variant
+against the project's, and the report written from JSON alone."""
+import json
+import os
+
+from testbed import figures as F
+from testbed import judge, reproduce
+
+R = 35.0
+
+
+def _flow(name, group, mbps, cc="cubic", start=0.0, dur=120.0):
+    """A flow whose server saw mbps all along (0.5 s intervals)."""
+    ser = [(t / 2, t / 2 + 0.5, mbps * 1e6) for t in range(int(2 * start), int(2 * dur))]
+    return {"name": name, "group": group, "cc": cc, "proto": "tcp", "start_s": start,
+            "series": ser, "client": {}}
+
+
+def _run(fid, scheme, rep, flows, delay=(5.0, 4.0, 12.0), valid=True, why=(), dur=120.0,
+         warm=20.0, **extra):
+    r = {"scenario": "fig" + fid, "scheme": scheme, "repeat": rep, "rate_mbit": R,
+         "rtt_ms": 120.0, "duration_s": dur, "warmup_s": warm, "flows": flows,
+         "backlog_delay_ms": {"mean": delay[0], "p50": delay[1], "p99": delay[2]},
+         "backlog_samples": [], "cpu": {"guest_busy": 0.5}, "valid": valid,
+         "invalid_reasons": list(why), "kernel": "6.1.0-test"}
+    r.update(extra)
+    return r
+
+
+def _cubic_sack(fid, scheme, rep, cubic, sack, **kw):
+    return _run(fid, scheme, rep, [_flow("cubic", "cubic", cubic),
+                                   _flow("sack", "sack", sack, "reno")], **kw)
+
+
+def _fig33(ratios, delays=None, reps=3, invalid=()):
+    """3.3's runs: for each scheme the CUBIC/SACK goodput ratio (sum R)."""
+    runs = []
+    for s, q in ratios.items():
+        for k in range(1, reps + 1):
+            c = R * q / (1 + q)
+            d = (delays or {}).get(s, (5.0, 4.0, 12.0))
+            runs.append(_cubic_sack("3.3", s, k, c, R - c, delay=d,
+                                    valid=(s, k) not in invalid,
+                                    why=["guest CPU saturated"] if (s, k) in invalid else ()))
+    return runs
+
+
+BASE33 = {"pfifo": 2.6, "red": 1.8, "sfb": 1.6, "kcodel": 1.8, "afd": 1.1, "afcd-paper": 1.2,
+          "afcd": 1.1, "fall": 1.1, "fq_codel": 1.05}
+DELAY33 = {"pfifo": (80, 80, 97), "red": (20, 20, 30), "sfb": (20, 20, 30), "afd": (25, 25, 40),
+           "kcodel": (2, 1.5, 8), "afcd-paper": (2.5, 2, 9), "afcd": (3, 2.5, 9.5),
+           "fall": (3, 2.5, 10), "fq_codel": (1, 0.8, 4)}
+
+
+def _checks(v, variant=None):
+    return {(c["id"], c["variant"]): c["verdict"] for c in v["checks"]
+            if variant is None or c["variant"] in (variant, "both")}
+
+
+def test_fig33_passes_when_the_numbers_say_so():
+    """Expected result: unfair baselines (premise holds), AFQ and AFCD near
+    1, SFB between DT and AFCD, DT's delay high and AFCD's near CoDel's:
+    every claim PASS for both variants, one report."""
+    v, _ = judge.judge_figure(F.BY_ID["3.3"], _fig33(BASE33, DELAY33), 3)
+    assert v["verdict"]["text"] == "PASS" and v["verdict"]["project"] == "PASS", v
+    assert all(c["verdict"] in ("PASS", "REPORT") for c in v["checks"]), v["checks"]
+
+
+def test_premise_failure_overrides_the_claims():
+    """Expected result: DT fair (ratio 1.1 < 1.5): the figure is PREMISE for
+    both variants, whatever its claims do."""
+    v, _ = judge.judge_figure(F.BY_ID["3.3"], _fig33(dict(BASE33, pfifo=1.1), DELAY33), 3)
+    assert v["verdict"]["text"] == "PREMISE" and v["verdict"]["project"] == "PREMISE"
+    assert _checks(v)[("unfair baselines", "both")] == "FAIL"
+
+
+def test_text_fails_project_passes():
+    """Expected result: the text's AFCD as unfair as CoDel (2.0) and the
+    project's fair: AFCD's claims FAIL for the text's variant and PASS for
+    the project's; the summary says both."""
+    v, _ = judge.judge_figure(F.BY_ID["3.3"], _fig33(dict(BASE33, **{"afcd-paper": 2.0}),
+                                                     DELAY33), 3)
+    assert _checks(v)[("AFCD fair", "text")] == "FAIL"
+    assert _checks(v)[("AFCD fair", "project")] == "PASS"
+    assert v["verdict"]["text"] == "PARTIAL" and v["verdict"]["project"] == "PASS"
+    assert judge.combined(v["verdict"]) == "PARTIAL; project PASS"
+
+
+def test_invalid_runs_do_not_count():
+    """Expected result: 2 of AFCD's 3 runs invalid leave 1 valid run, fewer
+    than the 2 a scheme needs: AFCD's claims are INCONCLUSIVE (not PASS on
+    the one run, not FAIL); with 2 valid of 3 they are judged on those."""
+    inv = {("afcd-paper", 1), ("afcd-paper", 2)}
+    v, M = judge.judge_figure(F.BY_ID["3.3"], _fig33(BASE33, DELAY33, invalid=inv), 3)
+    assert _checks(v)[("AFCD fair", "text")] == "INCONCLUSIVE"
+    assert M.stat("afcd-paper", "ratio:cubic/sack")[2] == 1
+    v, M = judge.judge_figure(F.BY_ID["3.3"], _fig33(BASE33, DELAY33,
+                                                     invalid={("afcd-paper", 3)}), 3)
+    assert _checks(v)[("AFCD fair", "text")] == "PASS"
+    assert M.stat("afcd-paper", "ratio:cubic/sack")[2] == 2
+
+
+def test_invalid_everywhere_is_invalid():
+    """Expected result: every run invalid: no claim can be decided and the
+    verdict is INVALID, not a FAIL."""
+    inv = {(s, k) for s in BASE33 for k in (1, 2, 3)}
+    v, _ = judge.judge_figure(F.BY_ID["3.3"], _fig33(BASE33, DELAY33, invalid=inv), 3)
+    assert v["verdict"]["text"].startswith("INVALID"), v["verdict"]
+
+
+def _jdu_runs(fid, jains, delays, utils, reps=3, jitter=0.0):
+    """Runs of a Jain/delay/utilization figure with given means (three
+    flows whose goodputs give the Jain index and the utilization)."""
+    runs = []
+    for s in jains:
+        for k in range(1, reps + 1):
+            j = jains[s] + (jitter if k == 1 else -jitter if k == 2 else 0.0)
+            u = utils[s] * R
+            # goodputs a, b, b with Jain j: solve for the share x of the first flow
+            best = min(((abs(_j3(x) - j), x) for x in [i / 1000 for i in range(334, 1000)]))[1]
+            fl = [_flow("cubic", "cubic", u * best),
+                  _flow("hstcp", "hstcp", u * (1 - best) / 2, "highspeed"),
+                  _flow("sack", "sack", u * (1 - best) / 2, "reno")]
+            d = delays[s]
+            runs.append(_run(fid, s, k, fl, delay=(d, d, 2 * d)))
+    return runs
+
+
+def _j3(x):
+    a, b = x, (1 - x) / 2
+    return (a + 2 * b) ** 2 / (3 * (a * a + 2 * b * b))
+
+
+def test_ties_within_the_margin_count_as_top():
+    """Expected result (fig. 3.6): AFQ's Jain 0.95 and AFCD's 0.94 against a
+    third scheme at 0.955: with a stated tie of 0.02 both are "the top
+    two"; with AFCD at 0.90 it is not."""
+    S = ["pfifo", "red", "sfb", "kcodel", "afd", "afcd-paper", "afcd", "fall", "fq_codel"]
+    jains = dict(zip(S, [0.70, 0.80, 0.955, 0.80, 0.95, 0.94, 0.96, 0.96, 0.99]))
+    delays = dict(zip(S, [80, 20, 20, 2, 25, 3, 3, 3, 1]))
+    utils = dict(zip(S, [0.95, 0.9, 0.9, 0.85, 0.9, 0.88, 0.9, 0.9, 0.95]))
+    v, _ = judge.judge_figure(F.BY_ID["3.6"], _jdu_runs("3.6", jains, delays, utils), 3)
+    assert _checks(v)[("top Jain", "text")] == "PASS", v["checks"]
+    jains["afcd-paper"] = 0.90
+    v, _ = judge.judge_figure(F.BY_ID["3.6"], _jdu_runs("3.6", jains, delays, utils), 3)
+    assert _checks(v)[("top Jain", "text")] == "FAIL"
+    # the pooled sd widens the margin: runs spread by +-0.04 tie 0.90 with 0.955
+    v, _ = judge.judge_figure(F.BY_ID["3.6"], _jdu_runs("3.6", jains, delays, utils,
+                                                        jitter=0.04), 3)
+    assert _checks(v)[("top Jain", "text")] == "PASS"
+
+
+def test_a_claim_that_fails():
+    """Expected result (fig. 3.5): UDP keeps 90 % under the text's AFCD:
+    "AFCD fair" FAILS for the text's variant, the others hold, so the
+    text's verdict is PARTIAL; the metrics show CUBIC's share."""
+    runs = []
+    shares = {"pfifo": 0.02, "red": 0.03, "kcodel": 0.03, "sfb": 0.45, "afd": 0.45,
+              "afcd-paper": 0.05, "afcd": 0.46, "fall": 0.46, "fq_codel": 0.48}
+    for s, c in shares.items():
+        for k in (1, 2, 3):
+            fl = [_flow("cubic", "cubic", c * R), _flow("udp", "udp", (0.97 - c) * R)]
+            fl[1]["proto"], fl[1]["cc"] = "udp", None
+            d = 2.0 if s in ("kcodel", "afcd-paper", "afcd", "fall", "fq_codel") else 20.0
+            runs.append(_run("3.5", s, k, fl, delay=(d, d, 2 * d)))
+    v, M = judge.judge_figure(F.BY_ID["3.5"], runs, 3)
+    assert _checks(v)[("AFCD fair", "text")] == "FAIL"
+    assert _checks(v)[("AFCD fair", "project")] == "PASS"
+    assert v["verdict"]["text"] == "PARTIAL" and v["verdict"]["project"] == "PASS"
+    assert abs(M.mean("afcd-paper", "share:cubic") - 0.05) < 1e-6
+
+
+def test_staggered_window_and_convergence():
+    """Expected result (fig. 4.8's metrics): Jain over the second half only
+    (the late flows absent from the first half do not count against it),
+    and the late group's time to half its fair share."""
+    dur = 60.0
+    fl = [_flow("early1.%d" % i, "early1", R / 3, dur=dur) for i in range(2)]
+    late = _flow("late5.0", "late5", R / 3, start=30.0, dur=dur)
+    for i, iv in enumerate(late["series"]):   # ramps up over 4 s
+        late["series"][i] = (iv[0], iv[1], min(1.0, (iv[0] - 30.0) / 4.0) * R / 3 * 1e6)
+    res = _run("4.8", "fall", 1, fl + [late], dur=dur, warm=10.0)
+    m = judge.metrics(res, F.BY_ID["4.8"])
+    assert abs(m["jain"] - 1.0) < 1e-6, m["jain"]
+    assert 1.0 <= m["t_half"] <= 3.0, m["t_half"]
+
+
+def test_report_from_json_alone(tmp_path):
+    """Expected result: --judge on a directory of run JSONs (no VM) writes
+    the figure's markdown with the verdicts, its verdict.json, the top
+    report with the tally; figures without runs are NOT-RUN; judging twice
+    gives the same verdicts."""
+    d = tmp_path / "fig3.3"
+    d.mkdir()
+    for r in _fig33(BASE33, DELAY33):
+        (d / ("fig3.3-%s-r%d.json" % (r["scheme"], r["repeat"]))).write_text(json.dumps(r))
+    (tmp_path / "context.json").write_text(json.dumps({"mode": "default", "rate3": R,
+                                                       "kernel": "6.1.0-test",
+                                                       "schemes": "default", "repeats": 3}))
+    figs = F.select("3.3,3.4,3.5")
+    rows = reproduce.judge_all(figs, str(tmp_path))
+    by = {r["figure"]: r["verdict"] for r in rows}
+    assert by["3.3"]["text"] == "PASS" and by["3.5"]["text"] == "NOT-RUN"
+    md = (tmp_path / "fig3.3" / "fig3.3.md").read_text()
+    assert "Scaled reproduction, not a 10 Gb/s replication" in md
+    assert "| claim | AFCD fair" in md and "35 Mbit/s" in md
+    top = (tmp_path / "reproduction.md").read_text()
+    assert "PASS" in top and "NOT-RUN" in top and "Tally:" in top
+    again = reproduce.judge_all(figs, str(tmp_path))
+    assert [r["verdict"] for r in again] == [r["verdict"] for r in rows]
+    assert os.path.exists(tmp_path / "fig3.3" / "verdict.json")
+
+
+def test_every_figure_is_registered_with_checks():
+    """Expected result: the 14 figures of ch. 3-4, each with quotes, and a
+    premise or claim for every one that has runs of its own."""
+    assert [f.id for f in F.FIGURES] == ["3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9",
+                                         "3.10", "4.3", "4.4", "4.5", "4.6", "4.7", "4.8"]
+    for f in F.FIGURES:
+        assert f.quotes and any(c.kind in ("premise", "claim") for c in f.checks), f.id
+    runs, est = reproduce.plan(F.FIGURES, "default", "default")
+    assert 8 * 3600 < est < 11 * 3600, est / 3600
+    assert {s for _, s, _ in runs} >= {"pfifo", "red", "sfb", "kcodel", "afd", "afcd-paper",
+                                       "fall-paper", "dctcp", "afcd", "fall", "fq_codel"}
