@@ -17,7 +17,8 @@
  *      policer, the drop law of cfg->algo, counters, t_last committed
  *      with atomics (the whole queue's CoDel state, algo codel or
  *      codel_state global, under a try-lock);
- *   5. admitted packets get skb->tstamp = t_dep (sch_fq holds them until
+ *   5. admitted packets get skb->tstamp = max(t_dep, the departure time
+ *      the sender set on the monotonic clock) (sch_fq holds them until
  *      then) and, when the law says so, CE instead of a drop.
  *
  * Attach by hand:
@@ -49,6 +50,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile __u8 afcd_test_clock = 0;
 __u64 afcd_test_now_ns = 0;
 __u64 afcd_test_rand_state = 0;
+__u8 afcd_test_tstamp_type = 0;   /* BPF_PROG_TEST_RUN takes no ctx tstamp_type */
 
 AFCD_INLINE __u64 afcd_now(void)
 {
@@ -80,6 +82,16 @@ AFCD_INLINE __u32 afcd_rand(void)
 		     : [v] "=r"(__v) : [b] "r"(skb), [o] "i"(off));	\
 	__v; })
 #define afcd_ctx_ptr(skb, off) ((void *)(long)afcd_ctx_u32(skb, off))
+#define afcd_ctx_u8(skb, off) ({					\
+	__u64 __v;							\
+	asm volatile("%[v] = *(u8 *)(%[b] + %[o])"			\
+		     : [v] "=r"(__v) : [b] "r"(skb), [o] "i"(off));	\
+	(__u8)__v; })
+#define afcd_ctx_u64(skb, off) ({					\
+	__u64 __v;							\
+	asm volatile("%[v] = *(u64 *)(%[b] + %[o])"			\
+		     : [v] "=r"(__v) : [b] "r"(skb), [o] "i"(off));	\
+	__v; })
 
 AFCD_INLINE void afcd_gstat_inc(__u32 idx)
 {
@@ -299,7 +311,7 @@ int afcd_egress(struct __sk_buff *skb)
 	__u32 skb_len = afcd_ctx_u32(skb, offsetof(struct __sk_buff, len));
 	__u32 wire_len = afcd_ctx_u32(skb, offsetof(struct __sk_buff, wire_len));
 	__u32 verdict, sb_size, slot, lin;
-	__u64 t_dep = 0;
+	__u64 t_dep = 0, sender_ts = 0;
 	__u8 ce_thr_mark = 0;
 	void *data, *data_end;
 	int st;
@@ -317,6 +329,10 @@ int afcd_egress(struct __sk_buff *skb)
 	}
 
 	afcd_in_init(cfg, afcd_now(), wire_len ? wire_len : skb_len, &in);
+	if ((afcd_test_clock ? afcd_test_tstamp_type :
+	     afcd_ctx_u8(skb, offsetof(struct __sk_buff, tstamp_type))) ==
+	    BPF_SKB_TSTAMP_DELIVERY_MONO)
+		sender_ts = afcd_ctx_u64(skb, offsetof(struct __sk_buff, tstamp));
 	sb_size = cfg->sb_size;
 
 	/* Headers beyond the linear area: pull once (bounded), then parse. */
@@ -363,7 +379,12 @@ int afcd_egress(struct __sk_buff *skb)
 
 	if (verdict != AFCD_V_PASS && verdict != AFCD_V_MARK)
 		return TC_ACT_SHOT;
-	skb->tstamp = t_dep;
+	/* the sender's own departure time (TCP's pacing, SO_TXTIME), when it
+	 * is on sch_fq's clock (CLOCK_MONOTONIC) and later: the packet leaves
+	 * no earlier than its socket asked. The virtual queue has charged it
+	 * at its arrival, so a packet waiting for its pacing does not push the
+	 * clock others queue behind (as Cilium's edt.h keeps the later one) */
+	skb->tstamp = afcd_departure(t_dep, sender_ts);
 	if (verdict == AFCD_V_MARK || ce_thr_mark)
 		afcd_set_ce(skb, pkt.l3_off, pkt.family);
 	return TC_ACT_OK;

@@ -62,6 +62,17 @@ AFCD_INLINE void afcd_edt_schedule(__u64 now, __u64 t_last, __u64 tx_ns,
 	e->sojourn_ns = e->t_dep_ns - now;
 }
 
+/* The departure time an admitted packet gets: the virtual queue's t_dep,
+ * or the time its sender stamped (sender_ns, CLOCK_MONOTONIC; 0 = none)
+ * when that is later: a paced sender (TCP's EDT, SO_TXTIME) leaves no
+ * earlier than it asked. The virtual queue charges the packet at its
+ * arrival either way (t_dep is committed to its clock, not sender_ns), so
+ * a packet waiting for its own pacing never delays the packets behind it. */
+AFCD_INLINE __u64 afcd_departure(__u64 t_dep_ns, __u64 sender_ns)
+{
+	return afcd_time_after_eq(sender_ns, t_dep_ns) && sender_ns ? sender_ns : t_dep_ns;
+}
+
 /* ---- CoDel (RFC 8289 sec. 5; include/net/codel.h) ----------------------- */
 
 /* One Newton-Raphson step towards rec_inv_sqrt = 1/sqrt(count):

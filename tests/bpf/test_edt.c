@@ -45,6 +45,40 @@ static void test_edt_spacing(void)
 	unload();
 }
 
+/* Expected result: a packet its sender stamped (CLOCK_MONOTONIC: TCP's
+ * pacing, SO_TXTIME) 50 ms ahead leaves at that stamp, not earlier, while
+ * the virtual queue charges it at its arrival: the next, unstamped packet
+ * departs one transmission time after it on the virtual clock, not behind
+ * the 50 ms; a stamp earlier than the virtual departure, and one on
+ * another clock (realtime: a receive timestamp), are not kept. */
+static void test_sender_departure_kept(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct pkt_spec p = pkt_tcp4(1000, 1514), q = pkt_tcp4(2000, 1514);
+	__u64 now = 1000 * MS, tx = 121120;
+	struct out o;
+
+	SETUP();
+	set_cfg(1, &c);
+	set_now(now);
+	next_tstamp = now + 50 * MS;
+	next_tstamp_type = 1;                      /* BPF_SKB_TSTAMP_DELIVERY_MONO */
+	CHECK_EQ(run(&p, &o), TC_ACT_OK);
+	CHECK_EQ(o.tstamp, now + 50 * MS);
+	CHECK_EQ(peek_t_last(1), now + tx);        /* charged now, not at +50 ms */
+	CHECK_EQ(run(&q, &o), TC_ACT_OK);
+	CHECK_EQ(o.tstamp, now + 2 * tx);          /* not behind the paced packet */
+	next_tstamp = now + tx;                    /* earlier than its virtual departure */
+	next_tstamp_type = 1;
+	CHECK_EQ(run(&q, &o), TC_ACT_OK);
+	CHECK_EQ(o.tstamp, now + 3 * tx);
+	next_tstamp = now + 60 * MS;               /* a receive timestamp's clock */
+	next_tstamp_type = 0;
+	CHECK_EQ(run(&q, &o), TC_ACT_OK);
+	CHECK_EQ(o.tstamp, now + 4 * tx);
+	unload();
+}
+
 static void test_horizon_drop(void)
 {
 	struct afcd_config c = cfg_base(AFCD_ALGO_DROPTAIL);
@@ -301,6 +335,7 @@ static void test_two_cpus_lose_no_departure(void)
 
 const struct test_case edt_tests[] = {
 	TC(test_edt_spacing),
+	TC(test_sender_departure_kept),
 	TC(test_horizon_drop),
 	TC(test_non_ip_never_dropped),
 	TC(test_non_ip_flood_bounded_by_horizon),
