@@ -190,3 +190,26 @@ def test_reproduce_smoke(tmp_path):
                    timeout=300)
     with open(os.path.join(out, "fig4.3", "verdict.json")) as fh:
         assert json.load(fh)["verdict"] == v1
+
+
+def test_sender_pacing_kept(tmp_path):
+    """Expected result: on a sending host (afcd over the root sch_fq of its
+    egress), SO_TXTIME datagrams stamped 8 ms apart arrive no earlier than
+    their stamps, and CUBIC and BBR flows whose sockets pace at 10 Mbit/s
+    (SO_MAX_PACING_RATE) on a 40 Mbit/s virtual queue send at their pacing
+    rate, not the queue's (before: every stamp was replaced by the virtual
+    queue's departure, the datagrams left up to 1.58 s early and a paced
+    flow ran at the queue's rate)."""
+    out = str(tmp_path)
+    r = subprocess.run([sys.executable, TESTBED, "script",
+                        os.path.join(ROOT, "tests", "vm", "pacing_check.py"), "--out", out],
+                       timeout=900)
+    assert r.returncode == 0
+    with open(os.path.join(out, "pacing.json")) as fh:
+        res = json.load(fh)
+    print(res)
+    tx = res["txtime"]
+    assert tx["received"] >= 190, tx
+    assert tx["early_ms_max"] <= 0.1, tx
+    for cc in ("cubic", "bbr"):
+        assert res[cc]["goodput_mbps"] <= 1.15 * res[cc]["pacing_mbps"], res[cc]
