@@ -53,10 +53,10 @@ struct flow_row {
  * *n entries. */
 struct flow_row *flows_read(struct pins *p, __u32 ifindex, size_t *n);
 
-/* rate_bps of each row of r1 from the byte counters of r0 (dt_s apart),
- * then r1 sorted by rate, fastest first. */
-void flows_rate(struct flow_row *r1, size_t n1, const struct flow_row *r0, size_t n0,
-		double dt_s);
+/* rate_bps of each row of r1 from the byte counters of the row of r0 with
+ * its key (dt_s apart; r0 is sorted by key in place for the join), then
+ * r1 sorted by rate, fastest first. O(n log n). */
+void flows_rate(struct flow_row *r1, size_t n1, struct flow_row *r0, size_t n0, double dt_s);
 
 /* How many flow-state entries ifindex has. */
 unsigned long long count_iface_flows(struct pins *p, __u32 ifindex);
