@@ -28,6 +28,20 @@ struct run_opts {
 
 extern const struct opt_def attach_opts[], stats_opts_table[];
 
+/* The command table (main.c): the dispatch, the usage, `afcd params`,
+ * the manual pages and the completion are generated from it. */
+struct command {
+	const char *name, *synopsis, *help;
+	int (*fn)(int argc, char **argv);
+	const struct opt_def *opts;   /* NULL: no options */
+};
+extern const struct command commands[];
+extern const size_t ncommands;
+
+/* afcd completion bash, afcd manpage afcd.8|afcd.conf.5 (doc.c) */
+int cmd_completion(int argc, char **argv);
+int cmd_manpage(int argc, char **argv);
+
 int cmd_attach(int argc, char **argv);
 int cmd_set(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

@@ -30,11 +30,7 @@
 static int cmd_params(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
 
-static const struct command {
-	const char *name, *synopsis, *help;
-	int (*fn)(int argc, char **argv);
-	const struct opt_def *opts;
-} commands[] = {
+const struct command commands[] = {
 	{ "attach", "DEV rate R [param value]... [options]",
 	  "run in the foreground: attach, keep the estimates fresh, clean up on exit",
 	  cmd_attach, attach_opts },
@@ -45,8 +41,13 @@ static const struct command {
 	{ "params", "", "list the parameters and every command's options", cmd_params, NULL },
 	{ "version", "", "the ABI, the libbpf it was built with and runs with, and whether "
 	  "tcx is available", cmd_version, NULL },
+	{ "completion", "bash", "print the bash completion script (generated from these tables)",
+	  cmd_completion, NULL },
+	{ "manpage", "afcd.8|afcd.conf.5", "print a manual page in roff (generated from these "
+	  "tables; for packagers)", cmd_manpage, NULL },
 };
-#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+const size_t ncommands = sizeof(commands) / sizeof(commands[0]);
+#define NCOMMANDS ncommands
 
 static void usage(FILE *f)
 {

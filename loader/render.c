@@ -155,6 +155,13 @@ static void render_json(const char *dev, __u32 ifindex, const char *hook,
 	ADD(root, "hook", json_object_new_string(hook));
 	ADD(root, "slot", U64(s1->c.slot));
 	ADD(root, "config", params_to_json(&s1->c));
+	{       /* the per-interface counters' names (AFCD_STATS), for tools */
+		struct json_object *jk = json_object_new_array();
+
+		for (i = 0; i < AFCD_S__MAX; i++)
+			json_object_array_add(jk, json_object_new_string(stat_keys[i]));
+		ADD(root, "stats_keys", jk);
+	}
 
 	jq = json_object_new_object();
 	json_counters(jq, stat_keys, q->stats, AFCD_S__MAX);

@@ -21,7 +21,8 @@ pkgs=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libmicrohttpd-dev libm
       iproute2 iperf3 ethtool iputils-ping procps kmod util-linux
       python3 python3-pytest python3-matplotlib python3-bpfcc python3-yaml python3-pip
       python3-pyroute2 libcap2-bin
-      strace systemd)
+      strace systemd
+      debhelper dpkg-dev lintian groff-base man-db)
 vm_pkgs=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static)
 bp_pkgs=(libbpf-dev libbpf1 bpftool iproute2)
 vm=0 backports=auto
@@ -113,11 +114,15 @@ if ! command -v promtool >/dev/null 2>&1; then
 	rm -rf "$tmp"
 fi
 # the Kubernetes schemas for the manifests' check (tests/netns/test_deploy.py)
-if ! /usr/bin/python3 -c "import kubernetes_validate" 2>/dev/null; then
-	echo "deps.sh: installing kubernetes-validate (pip)"
-	/usr/bin/python3 -m pip install -q --break-system-packages kubernetes-validate 2>/dev/null ||
-		/usr/bin/python3 -m pip install -q kubernetes-validate
-fi
+# and Grafana's dashboard models for the dashboard's (tests/unit/test_docs.py)
+pip_need() {
+	/usr/bin/python3 -c "import $1" 2>/dev/null && return
+	echo "deps.sh: installing $2 (pip)"
+	/usr/bin/python3 -m pip install -q --break-system-packages "$2" 2>/dev/null ||
+		/usr/bin/python3 -m pip install -q "$2"
+}
+pip_need kubernetes_validate kubernetes-validate
+pip_need grafana_foundation_sdk grafana-foundation-sdk
 if [ $vm = 1 ] && ! command -v vng >/dev/null 2>&1; then
 	echo "deps.sh: installing virtme-ng (pip)"
 	python3 -m pip install -q virtme-ng 2>/dev/null ||
