@@ -366,14 +366,14 @@ int afcd_egress(struct __sk_buff *skb)
 		if (afcd_sample_hit(afcd_rng_next(&f->rng), in.len, cfg->sample_bytes))
 			afcd_sb_sample(q, slot, sb_size, &pkt.key, f,
 				       in.len > cfg->sample_bytes ? in.len : cfg->sample_bytes);
-		if (cfg->algo != AFCD_ALGO_DROPTAIL && cfg->algo != AFCD_ALGO_CODEL) {
+		if (in.traits & AFCD_T_FAIR) {
 			struct afcd_sb_hist *h = bpf_map_lookup_elem(&afcd_sb_hist, &slot);
 
 			afcd_fair_now(cfg, bpf_map_lookup_elem(&afcd_est, &slot), q->n_active,
 				      h ? *(volatile __u32 *)&h->n[1] : 0, in.now_ns, &q->fb_gt, &fs);
 		}
 		afcd_inputs(cfg, &fs, f->m_i,
-			    cfg->algo == AFCD_ALGO_AFD ? afcd_rng_next(&f->rng) & 0xffff : 0, &in);
+			    in.law == AFCD_LAW_AFD ? afcd_rng_next(&f->rng) & 0xffff : 0, &in);
 	}
 	verdict = afcd_decide(q, f, &in, &t_dep, &ce_thr_mark);
 

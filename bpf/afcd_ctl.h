@@ -136,14 +136,14 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 	n = s->n_long ? (__s32)s->n_long : n_active;
 	gt = afcd_fall_global_target_ns(c->rtt_ns, n, 2 * afcd_tx_ns(c->mtu_bytes, c->rate_bps),
 					c->interval_ns);
-	qt_ns = c->algo == AFCD_ALGO_FALL ? gt : c->target_ns;
+	qt_ns = afcd_algo_row(c->algo).traits & AFCD_T_GTARGET ? gt : c->target_ns;
 	qm = afcd_backlog_milli_samples(backlog, c->rate_bps, c->sample_bytes);
 	qt = afcd_backlog_milli_samples(qt_ns, c->rate_bps, c->sample_bytes);
 	e->m_fair = afcd_afd_m_fair(&e->ctrl_milli, e->q_old_milli, qm, qt, c->alpha_milli,
 				    c->beta_milli, c->sb_size,
 				    s->waterline ? s->waterline :
 				    afcd_m_fair_fallback(c->sb_size, n_active),
-				    c->algo == AFCD_ALGO_AFD);
+				    !!(afcd_algo_row(c->algo).traits & AFCD_T_LIFT));
 	e->q_old_milli = qm;
 	e->drain_milli = afcd_drain_milli(backlog, qt_ns, c->horizon_ns);
 	if (s->waterline && s->waterline < s->max_count && c->sb_size) {

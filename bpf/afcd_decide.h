@@ -35,11 +35,13 @@ struct afcd_in {
 	__u64 police_tx_ns;   /* len at the fair rate; 0 = the policer is off */
 	__u64 police_lead_ns; /* how far a flow may run ahead of its fair-rate clock */
 	__u32 len;            /* wire length, bytes */
-	__u32 algo;           /* enum afcd_algo */
-	__u8  aqm;            /* the drop law applies (every algo but droptail) */
+	__u32 traits;         /* enum afcd_trait of the algo */
+	__u8  law;            /* enum afcd_law of the algo */
+	__u8  aqm;            /* the drop law applies (every law but none) */
 	__u8  ect;            /* ECT(0) or ECT(1) */
 	__u8  ecn_on;
-	__u8  codel_global;
+	__u8  codel_global;   /* the whole queue's CoDel state decides (law codel, or
+			       * codel_state global where the algo allows it) */
 	__u8  afd_drop;       /* algo afd: the coin says drop, p = (1 - m_fair/m_i)+ */
 	__u8  stale;          /* no fresh estimate: the datapath's fallback was used */
 	__u8  mouse;          /* m_i <= 1: policed on the mice aggregate's clock */
@@ -108,7 +110,7 @@ AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_es
 	n = n_active - (__s32)n_mice + (n_mice > 0);
 	fs->m_fair = afcd_m_fair_fallback(c->sb_size, n);
 	/* FaLL's N leaves the mice out, as the refresh step's n_long does */
-	fs->gt_ns = c->algo == AFCD_ALGO_FALL ?
+	fs->gt_ns = afcd_algo_row(c->algo).traits & AFCD_T_GTARGET ?
 		afcd_fall_fallback_gt(c, n_active - (__s32)n_mice, now, gc) : 0;
 	/* the fallback policer (issue 11.8): without the scan's water level,
 	 * a flow holding more than the equal share of the ring (sb_size / N)
@@ -122,20 +124,21 @@ AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_es
 }
 
 /* Fill in for a packet of a flow (or an aggregate, afcd_maps.h) holding
- * m_i samples. rand16: uniform on [0, 2^16) (the AFD coin). in->now_ns,
- * len, tx_ns and the config copies are set by afcd_in_init(). */
+ * m_i samples, by the algo's law. rand16: uniform on [0, 2^16) (the AFD
+ * coin). in->now_ns, len, tx_ns, law, traits and the config copies are set
+ * by afcd_in_init(). */
 AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair *fs,
 			     __u32 m_i, __u32 rand16, struct afcd_in *in)
 {
-	if (c->algo == AFCD_ALGO_DROPTAIL)
+	if (in->law == AFCD_LAW_NONE)
 		return;
 	in->aqm = 1;
-	if (c->algo == AFCD_ALGO_CODEL)
+	if (!(in->traits & AFCD_T_FAIR))
 		return;
 	if (m_i > c->sb_size)
 		m_i = c->sb_size;
 	in->stale = fs->stale;
-	if (c->algo == AFCD_ALGO_AFD) {
+	if (in->law == AFCD_LAW_AFD) {
 		/* AFD (Pan et al.) drops the excess of an entity above the max-min
 		 * share: a flow with m_i above the water level, or (m_i <= 1) the
 		 * mice aggregate, one entity as for the policer below, so that a
@@ -145,7 +148,7 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 		in->afd_drop = m > fs->waterline && rand16 < afcd_afd_drop_q16(fs->m_fair, m);
 		return;
 	}
-	if (c->algo == AFCD_ALGO_FALL)
+	if (in->traits & AFCD_T_GTARGET)
 		in->law_target_ns = fs->gt_ns;
 	in->target_i_ns = afcd_target_i_ns(in->law_target_ns, fs->m_fair, m_i, c->exponent,
 					   in->horizon_ns);
@@ -153,7 +156,7 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 	 * m_i above it, or (m_i <= 1) the mice aggregate when it is above it.
 	 * Flows below their share are never policed, even while the drain
 	 * factor pulls the fair rate below their rate. */
-	if ((c->flags & AFCD_F_POLICE) && fs->fair_rate_bps &&
+	if ((in->traits & AFCD_T_POLICE) && (c->flags & AFCD_F_POLICE) && fs->fair_rate_bps &&
 	    (m_i <= 1 ? fs->mice_samples : m_i) > fs->waterline) {
 		in->police_tx_ns = afcd_tx_ns(in->len, fs->fair_rate_bps);
 		if (!in->police_tx_ns)
@@ -172,15 +175,19 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 AFCD_INLINE void afcd_in_init(const struct afcd_config *c, __u64 now, __u32 len,
 			      struct afcd_in *in)
 {
+	struct afcd_algo_row row = afcd_algo_row(c->algo);
+
 	in->now_ns = now;
 	in->len = len;
 	in->rate_bps = c->rate_bps;
 	in->tx_ns = afcd_tx_ns(len, c->rate_bps);
 	in->horizon_ns = c->horizon_ns;
 	in->interval_ns = c->interval_ns;
-	in->algo = c->algo;
+	in->law = (__u8)row.law;
+	in->traits = row.traits;
 	in->ecn_on = !!(c->flags & AFCD_F_ECN);
-	in->codel_global = !!(c->flags & AFCD_F_CODEL_GLOBAL);
+	in->codel_global = row.law == AFCD_LAW_CODEL ||
+			   ((c->flags & AFCD_F_CODEL_GLOBAL) && (row.traits & AFCD_T_GCODEL));
 	in->ce_threshold_ns = c->ce_threshold_ns;
 	in->law_target_ns = c->target_ns;
 	in->target_i_ns = AFCD_TARGET_INF;
@@ -232,6 +239,145 @@ AFCD_INLINE int afcd_codel_run(struct afcd_codel_vars *cv, __u64 *first_above_ns
 	return afcd_codel_decide(cv, ok && gate, e->t_dep_ns, in->interval_ns);
 }
 
+/* Stage 1, admission: the horizon, which bounds every frame, IP or not (a
+ * flood of non-IP or unparsable frames must not push the clock past it,
+ * where every IP packet after them would be dropped), then the fairness
+ * module's enforcement, which holds a flow far beyond its fair rate there
+ * whatever the drop law says. Returns PASS, DROP_OVERLIMIT or DROP_POLICE;
+ * *vt_seen and *vt_next: the policer's clock as read and as it advances
+ * when the packet is admitted (*vt_next 0: no policer). */
+AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, const struct afcd_flow *f,
+			     const struct afcd_in *in, const struct afcd_edt *e,
+			     __u64 *vt_seen, __u64 *vt_next)
+{
+	if (e->sojourn_ns > in->horizon_ns)
+		return AFCD_V_DROP_OVERLIMIT;
+	if (!in->aqm || !f)
+		return AFCD_V_PASS;
+	if (in->stale)
+		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_STALE_FALLBACK], 1);
+	/* the fallback policer acts only while the queue is above target,
+	 * so that it never idles the link */
+	if (in->police_tx_ns && (!in->stale || e->sojourn_ns > in->law_target_ns)) {
+		*vt_seen = in->mouse ? AFCD_READ_ONCE(q->mice_vt_ns) : f->vt_ns;
+		if (afcd_police(*vt_seen, in->now_ns, in->police_tx_ns, in->police_lead_ns,
+				vt_next))
+			return AFCD_V_DROP_POLICE;
+	}
+	return AFCD_V_PASS;
+}
+
+/* Stage 2, the drop law of in->law: 1 when it drops (or CE-marks) the
+ * packet. codel: one CoDel on the whole queue against target (RFC 8289);
+ * target_i: CoDel's law against the flow's target_i (eq. 3.14, 4.16),
+ * on the flow's state machine or (codel_global) the whole queue's, gated
+ * for FaLL (trait GTARGET) by the whole queue's sojourn above the global
+ * target (gate 1, eq. 4.5-4.6); afd: the coin afcd_inputs() tossed. */
+AFCD_INLINE int afcd_law(struct afcd_queue *q, struct afcd_flow *f, const struct afcd_in *in,
+			 const struct afcd_edt *e, __u64 maxpacket_tx)
+{
+	struct afcd_codel_vars *cv = &f->cv;
+	__u64 *first_above = &f->first_above_ns, target = in->target_i_ns;
+	int gate1 = 1, drop;
+
+	if (afcd_time_after_eq(in->now_ns, f->t_last_ns)) /* flow has nothing queued */
+		afcd_codel_reset_empty(&f->cv, &f->first_above_ns);
+	switch (in->law) {
+	case AFCD_LAW_AFD:
+		return in->afd_drop;
+	case AFCD_LAW_CODEL:
+		first_above = &q->q_first_above_ns;
+		target = in->law_target_ns;
+		break;
+	case AFCD_LAW_TARGET_I:
+		break;
+	default:
+		return 0;
+	}
+	if (in->codel_global) {
+		/* the whole queue's state machine: one CPU at a time; another
+		 * CPU in it means no verdict from it for this packet */
+		if (__sync_val_compare_and_swap(&q->gcv_busy, 0, 1) != 0)
+			return 0;
+		if (e->backlog_ns == 0) /* arrival to an empty queue */
+			afcd_codel_reset_empty(&q->gcv, &q->q_first_above_ns);
+		cv = &q->gcv;
+	} else if ((in->traits & AFCD_T_GTARGET) && e->backlog_ns == 0) {
+		/* gate 1 keeps only the whole queue's first_above_time, one
+		 * word: a lost race moves its window by one packet */
+		q->q_first_above_ns = 0;
+	}
+	if (in->traits & AFCD_T_GTARGET)
+		gate1 = afcd_codel_should_drop(&q->q_first_above_ns, e->t_dep_ns, e->sojourn_ns,
+					       e->backlog_ns, in->law_target_ns, in->interval_ns,
+					       maxpacket_tx);
+	drop = afcd_codel_run(cv, first_above, e, target, gate1, in, maxpacket_tx);
+	if (in->codel_global) /* release: the gcv writes above are ordered before it */
+		__sync_fetch_and_and(&q->gcv_busy, 0);
+	return drop;
+}
+
+/* Stage 3, commit of an admitted packet (PASS or MARK) to the shared EDT
+ * clock: its departure time in *e, or DROP_OVERLIMIT when other CPUs
+ * filled the queue to the horizon since it looked (its slot given back). */
+AFCD_INLINE __u32 afcd_commit(struct afcd_queue *q, const struct afcd_in *in, __u64 t_seen,
+			      __u32 verdict, struct afcd_edt *e)
+{
+	e->t_dep_ns = afcd_clock_advance(&q->t_last_ns, t_seen, in->now_ns, in->tx_ns);
+	e->sojourn_ns = e->t_dep_ns - in->now_ns;
+	if (e->sojourn_ns > in->horizon_ns) {
+		AFCD_ATOMIC_ADD(&q->t_last_ns, -in->tx_ns);
+		return AFCD_V_DROP_OVERLIMIT;
+	}
+	return verdict;
+}
+
+/* Stage 4, the counters of the queue and of the flow f (NULL: none), and
+ * the state an admitted packet moves: the policer's clock to vt_next. */
+AFCD_INLINE void afcd_account(struct afcd_queue *q, struct afcd_flow *f,
+			      const struct afcd_in *in, const struct afcd_edt *e, __u32 verdict,
+			      __u8 ce_thr_mark, __u64 vt_seen, __u64 vt_next)
+{
+	if (verdict == AFCD_V_PASS || verdict == AFCD_V_MARK) {
+		q->last_sojourn_ns = e->sojourn_ns;
+		if (e->sojourn_ns > AFCD_READ_ONCE(q->max_sojourn_ns))
+			q->max_sojourn_ns = e->sojourn_ns;
+		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_PASSED], 1);
+		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_PASSED_BYTES], in->len);
+		AFCD_ATOMIC_ADD(&q->sojourn_sum_ns, e->sojourn_ns);
+		if (verdict == AFCD_V_MARK)
+			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_ECN_MARK], 1);
+		if (ce_thr_mark)
+			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_CE_THRESHOLD_MARK], 1);
+		if (vt_next) {
+			if (in->mouse)
+				afcd_clock_advance(&q->mice_vt_ns, vt_seen, in->now_ns,
+						   in->police_tx_ns);
+			else if (f)
+				f->vt_ns = vt_next;
+		}
+		if (f) {
+			f->t_last_ns = e->t_dep_ns;
+			f->bytes += in->len;
+			f->packets++;
+			if (verdict == AFCD_V_MARK || ce_thr_mark)
+				f->marks++;
+		}
+	} else {
+		if (verdict == AFCD_V_DROP_POLICE)
+			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_POLICE_DROP], 1);
+		AFCD_ATOMIC_ADD(&q->stats[verdict == AFCD_V_DROP_OVERLIMIT ? AFCD_S_OVERLIMIT_DROP :
+					  AFCD_S_AQM_DROP], 1);
+		if (f)
+			f->drops++;
+	}
+	if (f) {
+		f->last_seen_ns = in->now_ns;
+		f->last_sojourn_ns = e->sojourn_ns;
+		f->target_ns = in->target_i_ns;
+	}
+}
+
 /* AFCD_DECIDE_FN: how afcd_decide() is compiled. The BPF program makes it
  * a global function, which the verifier checks once on its own instead of
  * once per path through the parser and the shadow buffer before it. */
@@ -239,8 +385,9 @@ AFCD_INLINE int afcd_codel_run(struct afcd_codel_vars *cv, __u64 *first_above_ns
 #define AFCD_DECIDE_FN AFCD_INLINE __u32
 #endif
 
-/* The decision, without helper calls or map lookups. q: the interface's
- * queue, f: the flow's state or NULL. Returns enum afcd_verdict (PASS
+/* The decision, without helper calls or map lookups, in the four stages
+ * above: admit, law, commit, account. q: the interface's queue, f: the
+ * flow's state or NULL (no drop law then). Returns enum afcd_verdict (PASS
  * without touching anything when q, in or an output is NULL); the
  * departure time in *t_dep_ns and *ce_thr_mark = 1 when ce_threshold
  * marks an admitted packet. */
@@ -248,9 +395,8 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 			   const struct afcd_in *in, __u64 *t_dep_ns, __u8 *ce_thr_mark)
 {
 	struct afcd_edt e;
-	__u64 maxpacket_tx, vt_next = 0, vt_seen = 0, t_seen;
-	__u32 verdict = AFCD_V_PASS, maxpacket;
-	int drop = 0, global_cv;
+	__u64 vt_next = 0, vt_seen = 0, t_seen;
+	__u32 verdict, maxpacket;
 
 	if (!q || !in || !t_dep_ns || !ce_thr_mark)
 		return AFCD_V_PASS;
@@ -263,138 +409,20 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 	afcd_edt_schedule(in->now_ns, t_seen, in->tx_ns, &e);
 	*t_dep_ns = e.t_dep_ns;
 
-	/* every frame is bounded by the horizon, IP or not: a flood of
-	 * non-IP or unparsable frames must not push the clock past it, where
-	 * every IP packet after them would be dropped */
-	if (e.sojourn_ns > in->horizon_ns) {
-		verdict = AFCD_V_DROP_OVERLIMIT;
-		goto account;
-	}
-	if (!in->aqm || !f)
-		goto no_aqm;
-	if (in->stale)
-		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_STALE_FALLBACK], 1);
-
-	/* the fairness module's enforcement first: a flow far beyond its fair
-	 * rate is held there whatever the delay law says */
-	if (in->police_tx_ns && (!in->stale || e.sojourn_ns > in->law_target_ns)) {
-		vt_seen = in->mouse ? AFCD_READ_ONCE(q->mice_vt_ns) : f->vt_ns;
-		if (afcd_police(vt_seen, in->now_ns, in->police_tx_ns, in->police_lead_ns,
-				&vt_next)) {
-			verdict = AFCD_V_DROP_POLICE;
-			goto account;
-		}
-	}
-
-	maxpacket_tx = afcd_tx_ns(maxpacket, in->rate_bps);
-	global_cv = in->algo == AFCD_ALGO_CODEL ||
-		    (in->codel_global && (in->algo == AFCD_ALGO_AFCD || in->algo == AFCD_ALGO_FALL));
-	if (afcd_time_after_eq(in->now_ns, f->t_last_ns)) /* flow has nothing queued */
-		afcd_codel_reset_empty(&f->cv, &f->first_above_ns);
-
-	if (global_cv) {
-		/* the whole queue's state machine: one CPU at a time */
-		if (__sync_val_compare_and_swap(&q->gcv_busy, 0, 1) != 0)
-			goto no_aqm; /* another CPU is in it: no verdict from it now */
-		if (e.backlog_ns == 0) /* arrival to an empty queue */
-			afcd_codel_reset_empty(&q->gcv, &q->q_first_above_ns);
-		if (in->algo == AFCD_ALGO_CODEL) {
-			drop = afcd_codel_run(&q->gcv, &q->q_first_above_ns, &e, in->law_target_ns,
-					      1, in, maxpacket_tx);
-		} else {
-			int gate1 = 1;
-
-			if (in->algo == AFCD_ALGO_FALL)
-				gate1 = afcd_codel_should_drop(&q->q_first_above_ns, e.t_dep_ns,
-							       e.sojourn_ns, e.backlog_ns,
-							       in->law_target_ns, in->interval_ns,
-							       maxpacket_tx);
-			drop = afcd_codel_run(&q->gcv, &f->first_above_ns, &e, in->target_i_ns,
-					      gate1, in, maxpacket_tx);
-		}
-		/* release: the gcv writes above are ordered before it */
-		__sync_fetch_and_and(&q->gcv_busy, 0);
-	} else if (in->algo == AFCD_ALGO_AFD) {
-		drop = in->afd_drop;
-	} else if (in->algo == AFCD_ALGO_AFCD || in->algo == AFCD_ALGO_FALL) {
-		int gate1 = 1;
-
-		/* FaLL's gate 1 keeps only the whole queue's first_above_time,
-		 * one word: a lost race moves its window by one packet */
-		if (in->algo == AFCD_ALGO_FALL) {
-			if (e.backlog_ns == 0)
-				q->q_first_above_ns = 0;
-			gate1 = afcd_codel_should_drop(&q->q_first_above_ns, e.t_dep_ns,
-						       e.sojourn_ns, e.backlog_ns,
-						       in->law_target_ns, in->interval_ns,
-						       maxpacket_tx);
-		}
-		drop = afcd_codel_run(&f->cv, &f->first_above_ns, &e, in->target_i_ns, gate1,
-				      in, maxpacket_tx);
-	}
-
-	if (drop)
+	verdict = afcd_admit(q, f, in, &e, &vt_seen, &vt_next);
+	if (verdict == AFCD_V_PASS && in->aqm && f &&
+	    afcd_law(q, f, in, &e, afcd_tx_ns(maxpacket, in->rate_bps)))
 		verdict = (in->ecn_on && in->ect) ? AFCD_V_MARK : AFCD_V_DROP_AQM;
-no_aqm:
 	if (verdict == AFCD_V_PASS && in->ce_threshold_ns && in->ect &&
 	    e.sojourn_ns > in->ce_threshold_ns)
 		*ce_thr_mark = 1;
-
 	if (verdict == AFCD_V_PASS || verdict == AFCD_V_MARK) {
-		e.t_dep_ns = afcd_clock_advance(&q->t_last_ns, t_seen, in->now_ns, in->tx_ns);
-		e.sojourn_ns = e.t_dep_ns - in->now_ns;
-		if (e.sojourn_ns > in->horizon_ns) {
-			/* other CPUs filled the queue since this packet looked:
-			 * give its slot back, drop it as overlimit */
-			AFCD_ATOMIC_ADD(&q->t_last_ns, -in->tx_ns);
-			verdict = AFCD_V_DROP_OVERLIMIT;
+		verdict = afcd_commit(q, in, t_seen, verdict, &e);
+		if (verdict == AFCD_V_DROP_OVERLIMIT)
 			*ce_thr_mark = 0;
-		}
 		*t_dep_ns = e.t_dep_ns;
 	}
-
-account:
-	if (verdict == AFCD_V_PASS || verdict == AFCD_V_MARK) {
-		q->last_sojourn_ns = e.sojourn_ns;
-		if (e.sojourn_ns > AFCD_READ_ONCE(q->max_sojourn_ns))
-			q->max_sojourn_ns = e.sojourn_ns;
-		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_PASSED], 1);
-		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_PASSED_BYTES], in->len);
-		AFCD_ATOMIC_ADD(&q->sojourn_sum_ns, e.sojourn_ns);
-		if (verdict == AFCD_V_MARK)
-			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_ECN_MARK], 1);
-		if (*ce_thr_mark)
-			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_CE_THRESHOLD_MARK], 1);
-		if (vt_next) {
-			if (in->mouse)
-				afcd_clock_advance(&q->mice_vt_ns, vt_seen, in->now_ns,
-						   in->police_tx_ns);
-			else if (f)
-				f->vt_ns = vt_next;
-		}
-		if (f) {
-			f->t_last_ns = e.t_dep_ns;
-			f->bytes += in->len;
-			f->packets++;
-			if (verdict == AFCD_V_MARK || *ce_thr_mark)
-				f->marks++;
-		}
-	} else {
-		if (verdict == AFCD_V_DROP_POLICE) {
-			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_POLICE_DROP], 1);
-			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_AQM_DROP], 1);
-		} else {
-			AFCD_ATOMIC_ADD(&q->stats[verdict == AFCD_V_DROP_AQM ? AFCD_S_AQM_DROP :
-						  AFCD_S_OVERLIMIT_DROP], 1);
-		}
-		if (f)
-			f->drops++;
-	}
-	if (f) {
-		f->last_seen_ns = in->now_ns;
-		f->last_sojourn_ns = e.sojourn_ns;
-		f->target_ns = in->target_i_ns;
-	}
+	afcd_account(q, f, in, &e, verdict, *ce_thr_mark, vt_seen, vt_next);
 	return verdict;
 }
 

@@ -242,7 +242,7 @@ int cmd_attach(int argc, char **argv)
 	if (!ro.quiet)
 		pr_info("%s %s on %s's %s egress (slot %u), algo %s, refresh every %.3f ms by %s%s",
 			adopted ? "adopted the program attached" : "attached", "afcd_egress",
-			dev, hook_name(ifindex), fp.c.slot, algo_names[fp.c.algo], fp.c.update_period_ns / 1e6,
+			dev, hook_name(ifindex), fp.c.slot, afcd_algo_name(fp.c.algo), fp.c.update_period_ns / 1e6,
 			ls.kernel ? "a BPF timer" : "this process", ro.keep ? ", --keep" : "");
 
 	rc = 0;

@@ -33,7 +33,7 @@ static const char *param_values(const struct param_def *d)
 	case P_ALGO:
 		for (i = 0; i < AFCD_ALGO__MAX; i++)
 			n += (size_t)snprintf(algos + n, sizeof(algos) - n, "%s%s", i ? " " : "",
-					      algo_names[i]);
+					      afcd_algo_name(i));
 		return algos;
 	case P_FLAG:
 		return "on off";
@@ -102,8 +102,11 @@ static void params_section(FILE *f)
 		const struct param_def *d = &params_table[i];
 		const char *v = param_values(d);
 
+		char help[512];
+
+		param_help(d, help, sizeof(help));
 		fprintf(f, ".TP\n.B %s\n", d->name);
-		roff(f, d->help);
+		roff(f, help);
 		fputs(".\n", f);
 		if (v) {
 			fputs("Values: ", f);

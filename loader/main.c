@@ -65,8 +65,12 @@ static int cmd_params(int argc, char **argv)
 	unsigned i;
 
 	printf("parameters (afcd attach DEV ... / afcd set DEV ... / config file lines):\n");
-	for (i = 0; i < PARAMS_N; i++)
-		printf("  %-14s %s\n", params_table[i].name, params_table[i].help);
+	for (i = 0; i < PARAMS_N; i++) {
+		char help[512];
+
+		param_help(&params_table[i], help, sizeof(help));
+		printf("  %-14s %s\n", params_table[i].name, help);
+	}
 	for (i = 0; i < NCOMMANDS; i++) {
 		if (!commands[i].opts)
 			continue;

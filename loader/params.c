@@ -10,15 +10,16 @@
 
 #include <json-c/json.h>
 
+#include "afcd_config.h"
 #include "afcd_law.h"
 #include "params.h"
 
 #define POFF(f) offsetof(struct params, c.f), #f
 const struct param_def params_table[PARAMS_N] = {
-	{ "algo",          P_ALGO,  POFF(algo),            "droptail|codel|afd|afcd|fall (default afcd)", 0 },
+	{ "algo",          P_ALGO,  POFF(algo),            "the drop law (default afcd)", 0 },
 	{ "rate",          P_RATE,  POFF(rate_bps),        "virtual queue drain rate, bits/s (required)", 0 },
-	{ "target",        P_TIME,  POFF(target_ns),       "target delay (default 5ms; fall: 1ms)", 0 },
-	{ "interval",      P_TIME,  POFF(interval_ns),     "CoDel interval (default 100ms; fall: 5ms)", 0 },
+	{ "target",        P_TIME,  POFF(target_ns),       "target delay", 0 },
+	{ "interval",      P_TIME,  POFF(interval_ns),     "CoDel interval", 0 },
 	{ "horizon",       P_TIME,  POFF(horizon_ns),      "buffer in time, sojourn above is dropped (default 100ms)", 0 },
 	{ "limit",         P_BYTES, offsetof(struct params, limit_bytes), "limit_bytes", "buffer in bytes instead of horizon", 0 },
 	{ "rtt",           P_TIME,  POFF(rtt_ns),          "FaLL base RTT for RTT/sqrt(N) (default 1ms)", 0 },
@@ -28,7 +29,7 @@ const struct param_def params_table[PARAMS_N] = {
 	{ "sb_size",       P_U32,   POFF(sb_size),         "shadow buffer slots, 1..4096 (default 2000)", 0 },
 	{ "window",        P_TIME,  POFF(window_ns),       "time the shadow buffer covers (default 1s)", 0 },
 	{ "sample_bytes",  P_BYTES, POFF(sample_bytes),    "bytes per sample (default max(mtu, rate/8*window/sb_size))", 0 },
-	{ "update_period", P_TIME,  POFF(update_period_ns),"loader refresh period (default 10ms; fall: 1ms)", 0 },
+	{ "update_period", P_TIME,  POFF(update_period_ns),"refresh period of the estimates", 0 },
 	{ "stale_after",   P_TIME,  POFF(stale_after_ns),  "heartbeat age before the datapath falls back (default 1s)", 0 },
 	{ "exponent",      P_U32,   POFF(exponent),        "k in target*(m_fair/m_i)^k, 1..4 (default 3)", 0 },
 	{ "codel_state",   P_CODEL_STATE, POFF(flags),     "per-flow|global (default per-flow)", 0 },
@@ -42,14 +43,73 @@ const struct param_def params_table[PARAMS_N] = {
 _Static_assert(sizeof(params_table) / sizeof(params_table[0]) == PARAMS_N,
 	       "PARAMS_N is the table's length");
 
-#define ALGO_NAME_(E, name, doc) [AFCD_ALGO_##E] = name,
-const char *const algo_names[AFCD_ALGO__MAX] = { AFCD_ALGOS(ALGO_NAME_) };
-
 /* isolate: the name of the key the fair share is computed on. */
 const char *isolate_name(__u32 flags)
 {
 	return (flags & AFCD_F_ISOLATE_SRC) ? "srchost" :
 	       (flags & AFCD_F_ISOLATE_DST) ? "dsthost" : "flows";
+}
+
+/* A time as afcd params prints it: 5ms, 100ms, 1s. */
+static void fmt_default_time(char *b, size_t n, __u64 ns)
+{
+	if (ns % 1000000000ULL == 0)
+		snprintf(b, n, "%llus", (unsigned long long)(ns / 1000000000ULL));
+	else if (ns % 1000000ULL == 0)
+		snprintf(b, n, "%llums", (unsigned long long)(ns / 1000000ULL));
+	else
+		snprintf(b, n, "%lluus", (unsigned long long)(ns / 1000ULL));
+}
+
+/* The per-algo default of a row field, for the help: "default 5ms; fall
+ * 1ms" (the default algo's value, then each algo that differs). */
+static void help_per_algo(char *b, size_t n, size_t off)
+{
+	char v[32], d[32];
+	size_t l;
+	unsigned a;
+
+#define ROW_FIELD_(row) (*(const __u64 *)((const char *)&(row) + off))
+	struct afcd_algo_row def = afcd_algo_row(AFCD_ALGO_DEFAULT);
+
+	fmt_default_time(d, sizeof(d), ROW_FIELD_(def));
+	l = (size_t)snprintf(b, n, " (default %s", d);
+	for (a = 0; a < AFCD_ALGO__MAX && l < n; a++) {
+		struct afcd_algo_row r = afcd_algo_row(a);
+
+		if (ROW_FIELD_(r) == ROW_FIELD_(def))
+			continue;
+		fmt_default_time(v, sizeof(v), ROW_FIELD_(r));
+		l += (size_t)snprintf(b + l, n - l, "; %s %s", afcd_algo_name(a), v);
+	}
+	if (l < n)
+		snprintf(b + l, n - l, ")");
+#undef ROW_FIELD_
+}
+
+void param_help(const struct param_def *d, char *b, size_t n)
+{
+	size_t l = (size_t)snprintf(b, n, "%s", d->help);
+
+	if (l >= n)
+		return;
+	if (!strcmp(d->field, "target_ns"))
+		help_per_algo(b + l, n - l, offsetof(struct afcd_algo_row, target_ns));
+	else if (!strcmp(d->field, "interval_ns"))
+		help_per_algo(b + l, n - l, offsetof(struct afcd_algo_row, interval_ns));
+	else if (!strcmp(d->field, "update_period_ns"))
+		help_per_algo(b + l, n - l, offsetof(struct afcd_algo_row, update_period_ns));
+	else if (d->kind == P_ALGO) {
+		unsigned a;
+
+		for (a = 0; a < AFCD_ALGO__MAX && l < n; a++) {
+#define ALGO_DOC_(E, name, law, traits, t, i, u, doc) [AFCD_ALGO_##E] = doc,
+			static const char *const docs[] = { AFCD_ALGOS(ALGO_DOC_) };
+#undef ALGO_DOC_
+			l += (size_t)snprintf(b + l, n - l, "%s %s: %s", a ? ";" : ":", afcd_algo_name(a),
+					      docs[a]);
+		}
+	}
 }
 
 int param_index(const char *name)
@@ -94,10 +154,14 @@ int param_set(struct params *p, const char *name, const char *val,
 		unsigned a;
 
 		for (a = 0; a < AFCD_ALGO__MAX; a++)
-			if (!strcmp(val, algo_names[a]))
+			if (!strcmp(val, afcd_algo_name(a)))
 				break;
 		if (a == AFCD_ALGO__MAX) {
-			snprintf(err, errlen, "algo: '%s' is not one of droptail, codel, afd, afcd, fall", val);
+			int l = snprintf(err, errlen, "algo: '%s' is not one of", val);
+
+			for (a = 0; a < AFCD_ALGO__MAX && l > 0 && (size_t)l < errlen; a++)
+				l += snprintf(err + l, errlen - (size_t)l, "%s %s", a ? "," : "",
+					      afcd_algo_name(a));
 			return -1;
 		}
 		*(__u32 *)field = a;
@@ -222,54 +286,39 @@ void params_overlay(struct params *base, const struct params *top)
 	}
 }
 
-/* Fill what was not given with the defaults of the chosen algo, then
- * derive horizon from limit and sample_bytes from rate, window, sb_size. */
+/* Fill what was not given with the defaults of the chosen algo
+ * (afcd_config_defaults(): the AFCD_ALGOS rows and ALGORITHM.md's
+ * defaults, one place), then derive horizon from limit and sample_bytes
+ * from rate, window, sb_size and mtu. */
 void params_complete(struct params *p)
 {
-	struct afcd_config *c = &p->c;
-	int fall;
+	struct afcd_config *c = &p->c, d;
 
 	if (!param_given(p, "algo"))
-		c->algo = AFCD_ALGO_AFCD;
-	fall = c->algo == AFCD_ALGO_FALL;
-	c->abi = AFCD_ABI_VERSION;
-	if (!param_given(p, "target"))
-		c->target_ns = fall ? 1000000ULL : AFCD_DEF_TARGET_NS;
-	if (!param_given(p, "interval"))
-		c->interval_ns = fall ? 5000000ULL : AFCD_DEF_INTERVAL_NS;
-	if (!param_given(p, "rtt"))
-		c->rtt_ns = AFCD_DEF_RTT_NS;
-	if (!param_given(p, "sb_size"))
-		c->sb_size = AFCD_SB_SIZE_DEFAULT;
-	if (!param_given(p, "window"))
-		c->window_ns = AFCD_DEF_WINDOW_NS;
-	if (!param_given(p, "update_period"))
-		c->update_period_ns = fall ? AFCD_DEF_PERIOD_FALL_NS : AFCD_DEF_PERIOD_AFCD_NS;
-	if (!param_given(p, "stale_after"))
-		c->stale_after_ns = AFCD_DEF_STALE_AFTER_NS;
-	if (!param_given(p, "exponent"))
-		c->exponent = AFCD_DEF_EXPONENT;
-	if (!param_given(p, "mtu"))
-		c->mtu_bytes = AFCD_DEF_MTU_BYTES;
-	if (!param_given(p, "alpha"))
-		c->alpha_milli = AFCD_DEF_ALPHA_MILLI;
-	if (!param_given(p, "beta"))
-		c->beta_milli = AFCD_DEF_BETA_MILLI;
+		c->algo = AFCD_ALGO_DEFAULT;
+	afcd_config_defaults(&d, c->algo, c->rate_bps);
+	c->abi = d.abi;
+#define DEF_(name, field) do { if (!param_given(p, name)) c->field = d.field; } while (0)
+	DEF_("target", target_ns);
+	DEF_("interval", interval_ns);
+	DEF_("rtt", rtt_ns);
+	DEF_("sb_size", sb_size);
+	DEF_("window", window_ns);
+	DEF_("update_period", update_period_ns);
+	DEF_("stale_after", stale_after_ns);
+	DEF_("exponent", exponent);
+	DEF_("mtu", mtu_bytes);
+	DEF_("alpha", alpha_milli);
+	DEF_("beta", beta_milli);
+#undef DEF_
 	if (!param_given(p, "police"))
-		c->flags |= AFCD_F_POLICE;
+		c->flags |= d.flags & AFCD_F_POLICE;
 	if (param_given(p, "limit") && c->rate_bps)
 		c->horizon_ns = (__u64)((double)p->limit_bytes * 8e9 / (double)c->rate_bps);
 	else if (!param_given(p, "horizon"))
-		c->horizon_ns = AFCD_DEF_HORIZON_NS;
-	if (!param_given(p, "sample_bytes") && c->sb_size) {
-		double sb = (double)c->rate_bps / 8.0 * ((double)c->window_ns / 1e9) / c->sb_size;
-
-		/* at least one MTU: a packet is then sampled with probability
-		 * len / sample_bytes <= 1 and the ring weighs bytes exactly (below
-		 * it, every full frame would be one sample whatever its size);
-		 * the ring then spans more than window at low rates */
-		c->sample_bytes = sb < c->mtu_bytes ? c->mtu_bytes : (__u64)sb;
-	}
+		c->horizon_ns = d.horizon_ns;
+	if (!param_given(p, "sample_bytes"))
+		c->sample_bytes = afcd_default_sample_bytes(c);
 }
 
 /* Check a complete parameter set. Returns 0, or -1 naming the problem. */
@@ -349,7 +398,7 @@ struct json_object *params_to_json(const struct afcd_config *c)
 			continue;               /* limit: not stored, the horizon stands for it */
 		switch (d->kind) {
 		case P_ALGO:
-			j = json_object_new_string(c->algo < AFCD_ALGO__MAX ? algo_names[c->algo] : "?");
+			j = json_object_new_string(afcd_algo_name(c->algo));
 			break;
 		case P_FLAG:
 			j = json_object_new_boolean(!!(c->flags & d->bit));

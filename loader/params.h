@@ -42,12 +42,13 @@ struct param_def {
 #define PARAMS_N 21
 extern const struct param_def params_table[PARAMS_N];
 
-/* algo names, index enum afcd_algo (from AFCD_ALGOS in maps/afcd_maps.h). */
-extern const char *const algo_names[AFCD_ALGO__MAX];
-
-
 /* isolate: the name of the key the fair share is computed on. */
 const char *isolate_name(__u32 flags);
+
+/* A parameter's help as `afcd params` and the manual show it: its text,
+ * with its per-algo defaults (target, interval, update_period: from the
+ * AFCD_ALGOS rows) or the algos' list (algo). */
+void param_help(const struct param_def *d, char *buf, size_t n);
 
 /* Index of a parameter in params_table ("ce-threshold" finds
  * ce_threshold), or -1. */

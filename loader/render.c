@@ -262,7 +262,7 @@ void render_stats(const char *dev, __u32 ifindex, const char *hook, const struct
 		fmt_time(t3, sizeof(t3), (double)s1->c.horizon_ns);
 		printf("afcd dev %s hook %s slot %u algo %s rate %s target %s interval %s horizon %s "
 		       "ecn %s codel_state %s\n", dev, hook, s1->c.slot,
-		       algo_names[s1->c.algo < AFCD_ALGO__MAX ? s1->c.algo : 0], r1, t1, t2, t3,
+		       afcd_algo_name(s1->c.algo), r1, t1, t2, t3,
 		       (s1->c.flags & AFCD_F_ECN) ? "on" : "off",
 		       (s1->c.flags & AFCD_F_CODEL_GLOBAL) ? "global" : "per-flow");
 		printf(" Sent %llu bytes %llu pkt (dropped %llu: aqm %llu, overlimit %llu) "

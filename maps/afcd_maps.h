@@ -100,14 +100,11 @@
 #define AFCD_SAMPLE_BYTES_MAX (1ULL << 30)            /* keeps rand * sample_bytes in u64 */
 
 /* Defaults (ALGORITHM.md sec. 3-5; Table 3.1 and 4.1). */
-#define AFCD_DEF_TARGET_NS        5000000ULL    /* 5 ms (Table 3.1) */
-#define AFCD_DEF_INTERVAL_NS      100000000ULL  /* 100 ms (Table 3.1) */
+/* (target, interval and update_period: per algo, in AFCD_ALGOS) */
 #define AFCD_DEF_HORIZON_NS       100000000ULL  /* 100 % BDP at 100 ms */
 #define AFCD_DEF_RTT_NS           1000000ULL    /* 1 ms (FaLL, Table 4.1 setting) */
 #define AFCD_DEF_WINDOW_NS        1000000000ULL /* shadow buffer covers 1 s */
 #define AFCD_DEF_STALE_AFTER_NS   1000000000ULL /* 1 s */
-#define AFCD_DEF_PERIOD_AFCD_NS   10000000ULL   /* 10 ms */
-#define AFCD_DEF_PERIOD_FALL_NS   1000000ULL    /* 1 ms */
 #define AFCD_DEF_EXPONENT         3             /* eq. 3.14 / 4.16 */
 #define AFCD_DEF_MTU_BYTES        1514
 #define AFCD_DEF_ALPHA_MILLI      1700          /* AFD alpha = 1.7 */
@@ -115,21 +112,88 @@
 
 /* ---- Enums -------------------------------------------------------------- */
 
-/* Drop laws, once: FN(ENUM, name, what it does) (ALGORITHM.md sec. 6).
- * All share the EDT virtual queue. The name is the `algo` parameter's
- * value and what every output prints. */
-#define AFCD_ALGOS(FN)                                                        \
-	FN(DROPTAIL, "droptail", "EDT + horizon only")                        \
-	FN(CODEL,    "codel",    "one CoDel (RFC 8289) on the virtual queue") \
-	FN(AFD,      "afd",      "drop with probability (1 - m_fair/m_i)+")   \
-	FN(AFCD,     "afcd",     "per-flow target_i = target (m_fair/m_i)^k") \
-	FN(FALL,     "fall",     "AFCD law under global_target = RTT/sqrt(N)")
+/* The drop law that decides a packet (bpf/afcd_decide.h: afcd_law(), one
+ * switch). */
+enum afcd_law {
+	AFCD_LAW_NONE = 0,  /* EDT and the horizon only */
+	AFCD_LAW_CODEL,     /* one CoDel (RFC 8289) on the whole virtual queue */
+	AFCD_LAW_AFD,       /* AFD's coin: drop with probability (1 - m_fair/m_i)+ */
+	AFCD_LAW_TARGET_I,  /* per-flow CoDel with target_i = target (m_fair/m_i)^k */
+};
 
-#define AFCD_ENUM_ALGO_(E, name, doc) AFCD_ALGO_##E,
+/* What an algo takes from the rest of the datapath (the datapath and the
+ * refresh step test these, not algo names). */
+enum afcd_trait {
+	AFCD_T_FAIR    = 1u << 0, /* the fairness module's estimates: m_fair, the water
+				   * level (dissertation sec. 3.3.1, 4.4.1; ALGORITHM.md 3a) */
+	AFCD_T_POLICE  = 1u << 1, /* the fair-rate policer applies (with police on) */
+	AFCD_T_GTARGET = 1u << 2, /* FaLL's global target RTT/sqrt(N) gates the law and is
+				   * its queue target (eq. 4.5-4.6) */
+	AFCD_T_GCODEL  = 1u << 3, /* codel_state global applies (the reference code) */
+	AFCD_T_LIFT    = 1u << 4, /* the AFD controller only lifts m_fair above the water
+				   * level (afcd_afd_m_fair(): algo afd) */
+};
+
+/* Drop laws, once: FN(ENUM, name, law, traits, default target, interval
+ * and update_period in ns, what it does) (ALGORITHM.md sec. 6; Table 3.1
+ * for the 5 ms / 100 ms of CoDel and AFCD, Table 4.1 for FaLL's 1 ms / 5 ms
+ * and its 1 ms refresh). All share the EDT virtual queue. The name is the
+ * `algo` parameter's value and what every output prints; the loader's
+ * defaults, `afcd params`, the manual pages and the bench's list come from
+ * these rows. Adding a law: one row here, one case in afcd_law(). */
+#define AFCD_ALGOS(FN)                                                                     \
+	FN(DROPTAIL, "droptail", AFCD_LAW_NONE, 0,                                         \
+	   5000000ULL, 100000000ULL, 10000000ULL, "EDT + horizon only")                    \
+	FN(CODEL, "codel", AFCD_LAW_CODEL, 0,                                              \
+	   5000000ULL, 100000000ULL, 10000000ULL, "one CoDel (RFC 8289) on the virtual queue") \
+	FN(AFD, "afd", AFCD_LAW_AFD, AFCD_T_FAIR | AFCD_T_LIFT,                            \
+	   5000000ULL, 100000000ULL, 10000000ULL, "drop with probability (1 - m_fair/m_i)+") \
+	FN(AFCD, "afcd", AFCD_LAW_TARGET_I, AFCD_T_FAIR | AFCD_T_POLICE | AFCD_T_GCODEL,    \
+	   5000000ULL, 100000000ULL, 10000000ULL, "per-flow target_i = target (m_fair/m_i)^k") \
+	FN(FALL, "fall", AFCD_LAW_TARGET_I,                                                \
+	   AFCD_T_FAIR | AFCD_T_POLICE | AFCD_T_GCODEL | AFCD_T_GTARGET,                   \
+	   1000000ULL, 5000000ULL, 1000000ULL, "AFCD law under global_target = RTT/sqrt(N)")
+
+#define AFCD_ENUM_ALGO_(E, name, law, traits, t, i, u, doc) AFCD_ALGO_##E,
 enum afcd_algo {
 	AFCD_ALGOS(AFCD_ENUM_ALGO_)
 	AFCD_ALGO__MAX,
 };
+#define AFCD_ALGO_DEFAULT AFCD_ALGO_AFCD   /* when the operator names none */
+
+/* An algo's row: its law, traits and defaults (afcd_algo_row()). */
+struct afcd_algo_row {
+	__u32 law;                /* enum afcd_law */
+	__u32 traits;             /* enum afcd_trait */
+	__u64 target_ns, interval_ns, update_period_ns;
+};
+
+/* The name of algo ("?" for an unknown one). */
+static inline __attribute__((always_inline)) const char *afcd_algo_name(__u32 algo)
+{
+	switch (algo) {
+#define AFCD_ALGO_NAME_CASE_(E, name, law, traits, t, i, u, doc) case AFCD_ALGO_##E: return name;
+	AFCD_ALGOS(AFCD_ALGO_NAME_CASE_)
+#undef AFCD_ALGO_NAME_CASE_
+	default:
+		return "?";
+	}
+}
+
+/* The row of algo (an unknown algo: droptail's, which does nothing but
+ * EDT). A switch the compiler folds, usable in BPF and on the host. */
+static inline __attribute__((always_inline)) struct afcd_algo_row afcd_algo_row(__u32 algo)
+{
+	switch (algo) {
+#define AFCD_ALGO_CASE_(E, name, law, traits, t, i, u, doc) \
+	case AFCD_ALGO_##E: return (struct afcd_algo_row){ law, traits, t, i, u };
+	AFCD_ALGOS(AFCD_ALGO_CASE_)
+#undef AFCD_ALGO_CASE_
+	default:
+		return (struct afcd_algo_row){ AFCD_LAW_NONE, 0, 5000000ULL, 100000000ULL,
+					       10000000ULL };
+	}
+}
 
 /* struct afcd_config.flags */
 enum afcd_cfg_flags {

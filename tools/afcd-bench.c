@@ -44,14 +44,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "afcd_maps.h"
+#include "afcd_config.h"
 #include "afcd.skel.h"
 #include "bench.skel.h"
 #include "pkt.h"
 
 static int repeat = 20000, samples = 32, rounds = 3, json, scaling_only;
 
-static const char *algo_name[] = { "droptail", "codel", "afd", "afcd", "fall" };
 static const unsigned flow_counts[] = { 1, 100, 10000, 100000 };
 #define NFC (sizeof(flow_counts) / sizeof(flow_counts[0]))
 #define NSC 4 /* scenarios: bit 0 congested, bit 1 fresh */
@@ -230,38 +229,31 @@ static struct afcd_bpf *afcd_open(int algo, int congested, int fresh)
 {
 	struct afcd_bpf *skel = afcd_bpf__open();
 	struct bpf_map *m;
-	struct afcd_config c = {
-		.abi = AFCD_ABI_VERSION, .algo = algo, .exponent = 3,
-		.rate_bps = congested ? 1000000000ULL : AFCD_RATE_MAX_BPS,
-		.target_ns = AFCD_DEF_TARGET_NS, .interval_ns = AFCD_DEF_INTERVAL_NS,
-		.horizon_ns = congested ? 10000000000ULL : AFCD_DEF_HORIZON_NS,
-		.rtt_ns = 20000000, .stale_after_ns = AFCD_DEF_STALE_AFTER_NS,
-		.sb_size = AFCD_SB_SIZE_DEFAULT, .mtu_bytes = 1514,
-		.flags = AFCD_F_POLICE, .alpha_milli = AFCD_DEF_ALPHA_MILLI,
-		.beta_milli = AFCD_DEF_BETA_MILLI, .window_ns = AFCD_DEF_WINDOW_NS,
-		.update_period_ns = algo == AFCD_ALGO_FALL ? AFCD_DEF_PERIOD_FALL_NS :
-				    AFCD_DEF_PERIOD_AFCD_NS,
-	};
+	struct afcd_config c;
 	struct afcd_queue q = { .ifindex = 1 };
 	__u32 key = 1, slot = 0;
 
 	if (!skel)
 		return NULL;
+	/* the algo's defaults, at a rate the link never reaches (congested:
+	 * 1 Gbit/s under a queue the horizon never bounds) */
+	afcd_config_defaults(&c, (__u32)algo, congested ? 1000000000ULL : AFCD_RATE_MAX_BPS);
+	c.rtt_ns = 20000000;
+	if (congested)
+		c.horizon_ns = 10000000000ULL;
 	bpf_object__for_each_map(m, skel->obj)
 		bpf_map__set_pin_path(m, NULL);
 	if (afcd_bpf__load(skel)) {
 		afcd_bpf__destroy(skel);
 		return NULL;
 	}
-	/* sample_bytes as the loader derives it: the ring covers 1 s */
-	c.sample_bytes = c.rate_bps / 8 / c.sb_size;
 	c.slot = slot;
 	c.ifindex = key;
 	if (fresh) {
 		/* an estimate that stays fresh for the whole run (the bench
 		 * writes the map directly, past the loader's bound) */
 		struct afcd_est e = {
-			.heartbeat_ns = mono_ns(), .global_target_ns = AFCD_DEF_TARGET_NS,
+			.heartbeat_ns = mono_ns(), .global_target_ns = c.target_ns,
 			.m_fair = 20, .waterline = 20, .n_flows = 100, .n_long = 100,
 			.fair_rate_bps = c.rate_bps / 100, .mice_samples = 1,
 		};
@@ -428,7 +420,7 @@ int main(int argc, char **argv)
 			for (a = 0; a < AFCD_ALGO__MAX; a++) {
 				char name[48];
 
-				snprintf(name, sizeof(name), "%s_%s", algo_name[a], sc_name[sc]);
+				snprintf(name, sizeof(name), "%s_%s", afcd_algo_name(a), sc_name[sc]);
 				json_row(name, r[sc][a], 0);
 			}
 		printf(",\n \"ratio_to_edt_min\": {");
@@ -436,7 +428,7 @@ int main(int argc, char **argv)
 			for (a = 0; a < AFCD_ALGO__MAX; a++) {
 				char name[48];
 
-				snprintf(name, sizeof(name), "%s_%s", algo_name[a], sc_name[sc]);
+				snprintf(name, sizeof(name), "%s_%s", afcd_algo_name(a), sc_name[sc]);
 				json_row(name, ratio[sc][a], !sc && !a);
 			}
 		printf("},\n \"scaling_2cpu\": {\"edt_min\": %.2f, \"edt_lock\": %.2f, "
@@ -462,7 +454,7 @@ int main(int argc, char **argv)
 		for (a = 0; a < AFCD_ALGO__MAX; a++) {
 			char name[48];
 
-			snprintf(name, sizeof(name), "%s/%s", algo_name[a], sc_name[sc]);
+			snprintf(name, sizeof(name), "%s/%s", afcd_algo_name(a), sc_name[sc]);
 			printf("%-26s", name);
 			for (f = 0; f < NFC; f++)
 				printf("%10.1f", r[sc][a][f]);
@@ -471,8 +463,10 @@ int main(int argc, char **argv)
 	printf("\nratio to the minimal EDT program measured beside it (aim <= 1.5x), "
 	       "growth 1 -> 100k flows (aim <= 1.2x):\n");
 	for (sc = 0; sc < NSC; sc++)
-		for (a = AFCD_ALGO_AFCD; a <= AFCD_ALGO_FALL; a++) {
-			printf("  %-5s %-16s", algo_name[a], sc_name[sc]);
+		for (a = 0; a < AFCD_ALGO__MAX; a++) {
+			if (afcd_algo_row(a).law != AFCD_LAW_TARGET_I)
+				continue; /* the aims are the dissertation's laws' */
+			printf("  %-5s %-16s", afcd_algo_name(a), sc_name[sc]);
 			for (f = 0; f < NFC; f++) {
 				x = ratio[sc][a][f];
 				if (x > worst)

@@ -5,8 +5,6 @@
 
 const char *filter;
 struct afcd_bpf *skel;
-#define ALGO_NAME_(E, name, doc) [AFCD_ALGO_##E] = name,
-const char *const algo_names[AFCD_ALGO__MAX] = { AFCD_ALGOS(ALGO_NAME_) };
 int prog_fd;
 int veth_ifindex;
 

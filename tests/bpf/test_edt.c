@@ -314,20 +314,20 @@ static void test_two_cpus_lose_no_departure(void)
 		passed = q.stats[AFCD_S_PASSED];
 		dropped = q.stats[AFCD_S_AQM_DROP] + q.stats[AFCD_S_OVERLIMIT_DROP];
 		CHECK(passed + dropped == 2ULL * runs, "%s: passed %llu + dropped %llu != %d",
-		      algo_names[algos[a]], (unsigned long long)passed,
+		      afcd_algo_name(algos[a]), (unsigned long long)passed,
 		      (unsigned long long)dropped, 2 * runs);
 		CHECK(q.stats[AFCD_S_PASSED_BYTES] == passed * 1514, "%s: bytes",
-		      algo_names[algos[a]]);
+		      afcd_algo_name(algos[a]));
 		CHECK(q.t_last_ns == now + passed * tx, "%s: clock %llu, expected %llu",
-		      algo_names[algos[a]], (unsigned long long)q.t_last_ns,
+		      afcd_algo_name(algos[a]), (unsigned long long)q.t_last_ns,
 		      (unsigned long long)(now + passed * tx));
-		CHECK(q.gcv_busy == 0, "%s: try-lock left taken", algo_names[algos[a]]);
+		CHECK(q.gcv_busy == 0, "%s: try-lock left taken", afcd_algo_name(algos[a]));
 		if (algos[a] == AFCD_ALGO_DROPTAIL) {
 			CHECK_EQ(dropped, 0);
 			CHECK(q.sojourn_sum_ns == tx * passed * (passed + 1) / 2,
 			      "sojourn sum %llu", (unsigned long long)q.sojourn_sum_ns);
 		}
-		printf("    %-8s passed %llu, dropped %llu of %d\n", algo_names[algos[a]],
+		printf("    %-8s passed %llu, dropped %llu of %d\n", afcd_algo_name(algos[a]),
 		       (unsigned long long)passed, (unsigned long long)dropped, 2 * runs);
 		unload();
 	}

@@ -155,7 +155,7 @@ static void fuzz_algo(__u32 algo, long n)
 	CHECK(q.t_last_ns <= now + c.horizon_ns, "clock %lld ns ahead",
 	      (long long)(q.t_last_ns - now));
 	printf("    %-8s %ld frames: %llu passed (%llu marked), %llu dropped (%llu overlimit), "
-	       "%llu parse errors, %llu non-IP\n", algo_names[algo], n, (unsigned long long)ok,
+	       "%llu parse errors, %llu non-IP\n", afcd_algo_name(algo), n, (unsigned long long)ok,
 	       (unsigned long long)(q.stats[AFCD_S_ECN_MARK] + q.stats[AFCD_S_CE_THRESHOLD_MARK]),
 	       (unsigned long long)shot, (unsigned long long)q.stats[AFCD_S_OVERLIMIT_DROP],
 	       (unsigned long long)q.stats[AFCD_S_PARSE_ERR],
