@@ -101,11 +101,10 @@ size_t prom_render(char *b, size_t n, const char *dev, const struct snapshot *s)
 	const struct afcd_queue *q = &s->q;
 	struct prom_out p = { .b = b, .n = n };
 	const struct prom_counter counters[] = { AFCD_STATS(PROM_S_) AFCD_ASTATS(PROM_A_) };
-	__u32 m_fair;
-	__u64 gt;
+	__u32 m_fair = s->fair.m_fair;
+	__u64 gt = s->fair.gt_ns;
 	size_t i;
 
-	effective_estimates(s, &m_fair, &gt);
 	const struct { const char *name, *type, *help; double v; } gauges[] = {
 		{ "queue_delay_seconds", "gauge", "Virtual queue delay now.",
 		  delay_now_ns(s) / 1e9 },

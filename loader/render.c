@@ -145,11 +145,9 @@ static void render_json(const char *dev, __u32 ifindex, const char *hook,
 	const struct afcd_queue *q = &s1->q;
 	struct json_object *root = json_object_new_object(), *jq, *je, *jg;
 	bool fresh = est_fresh(s1);
-	__u32 m_fair;
-	__u64 gt;
+	const struct afcd_fair *fs = &s1->fair;
 	size_t i;
 
-	effective_estimates(s1, &m_fair, &gt);
 	ADD(root, "dev", json_object_new_string(dev));
 	ADD(root, "ifindex", U64(ifindex));
 	ADD(root, "hook", json_object_new_string(hook));
@@ -197,10 +195,10 @@ static void render_json(const char *dev, __u32 ifindex, const char *hook,
 
 	je = json_object_new_object();
 	ADD(je, "n_flows", I64(q->n_active));
-	ADD(je, "m_fair", U64(m_fair));
-	ADD(je, "global_target_ns", U64(gt));
+	ADD(je, "m_fair", U64(fs->m_fair));
+	ADD(je, "global_target_ns", U64(fs->gt_ns));
 	ADD(je, "n_long", U64(s1->e.n_long));
-	ADD(je, "waterline", U64(s1->e.waterline));
+	ADD(je, "waterline", U64(fs->waterline));
 	ADD(je, "arrival_bps", U64(s1->e.arrival_bps));
 	ADD(je, "loader_fresh", json_object_new_boolean(fresh));
 	ADD(je, "heartbeat_age_ns", I64(s1->e.heartbeat_ns ? (long long)(s1->t_ns - s1->e.heartbeat_ns)
@@ -211,8 +209,8 @@ static void render_json(const char *dev, __u32 ifindex, const char *hook,
 	ADD(je, "refresher", json_object_new_string(refresher_name(s1)));
 	ADD(je, "refresh_busy_ns", U64(s1->e.busy_ns));
 	ADD(je, "scans", U64(s1->s.scans));
-	ADD(je, "fair_rate_bps", U64(fresh ? s1->e.fair_rate_bps : 0));
-	ADD(je, "mice_samples", U64(s1->e.mice_samples));
+	ADD(je, "fair_rate_bps", U64(fs->fair_rate_bps));
+	ADD(je, "mice_samples", U64(fs->mice_samples));
 	ADD(je, "drain_milli", U64(s1->e.drain_milli));
 	ADD(root, "estimates", je);
 
@@ -242,8 +240,8 @@ void render_stats(const char *dev, __u32 ifindex, const char *hook, const struct
 	double pps = dt > 0 ? (double)(q->stats[AFCD_S_PASSED] - s0->q.stats[AFCD_S_PASSED]) / dt : 0;
 	long long evicted = (long long)q->astats[AFCD_A_FLOW_NEW] - (long long)live_flows -
 			    (long long)s1->s.gc_deleted;
-	__u32 m_fair;
-	__u64 gt;
+	__u32 m_fair = s1->fair.m_fair;
+	__u64 gt = s1->fair.gt_ns;
 	size_t i, shown = nrows < (size_t)o->top ? nrows : (size_t)o->top;
 
 	if (evicted < 0)
@@ -252,7 +250,6 @@ void render_stats(const char *dev, __u32 ifindex, const char *hook, const struct
 		render_json(dev, ifindex, hook, s1, rows, shown, live_flows, evicted, rate, pps, dt, o);
 		return;
 	}
-	effective_estimates(s1, &m_fair, &gt);
 	{
 		char r1[32], r2[32], t1[32], t2[32], t3[32], t4[32], t5[32];
 

@@ -5,7 +5,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "afcd_law.h"
+#include "afcd_decide.h"
 #include "snapshot.h"
 #include "sys.h"
 
@@ -35,6 +35,17 @@ int snapshot_read(struct pins *p, __u32 ifindex, struct snapshot *s)
 	}
 	free(v);
 	s->t_ns = now_ns();
+	/* the estimate the datapath judges a packet against now, by its own
+	 * rule (afcd_fair_now()), with the mice as it counts them: the
+	 * histogram's n[1] */
+	if (afcd_algo_row(s->c.algo).traits & AFCD_T_FAIR) {
+		static struct afcd_sb_hist h;
+		__u32 n_mice = bpf_map_lookup_elem(p->hist, &s->c.slot, &h) ? 0 : h.n[1];
+
+		afcd_fair_now(&s->c, &s->e, s->q.n_active, n_mice, s->t_ns, NULL, &s->fair);
+		if (!(afcd_algo_row(s->c.algo).traits & AFCD_T_GTARGET))
+			s->fair.gt_ns = 0; /* the refresh step's value, unused */
+	}
 	return 0;
 }
 
@@ -56,20 +67,6 @@ const char *refresher_name(const struct snapshot *s)
 		return "none";
 	return s->e.refresher == AFCD_REFRESHER_KERNEL ? "kernel" :
 	       s->e.refresher == AFCD_REFRESHER_LOADER ? "loader" : "none";
-}
-
-/* The values the datapath uses now: the loader's, or its fallback. */
-void effective_estimates(const struct snapshot *s, __u32 *m_fair, __u64 *gt)
-{
-	if (est_fresh(s) && s->e.m_fair) {
-		*m_fair = s->e.m_fair;
-		*gt = s->e.global_target_ns;
-		return;
-	}
-	*m_fair = afcd_m_fair_fallback(s->c.sb_size, s->q.n_active);
-	*gt = afcd_fall_global_target_ns(s->c.rtt_ns, s->q.n_active,
-					 2 * afcd_tx_ns(s->c.mtu_bytes, s->c.rate_bps),
-					 s->c.interval_ns);
 }
 
 struct rows_arg {

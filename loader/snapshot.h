@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "afcd_maps.h"
+#include "afcd_decide.h"
 #include "pins.h"
 
 struct snapshot {
@@ -22,6 +22,12 @@ struct snapshot {
 	struct afcd_est e;
 	struct afcd_scan s;
 	__u64 global[AFCD_G__MAX];      /* afcd_global summed over CPUs */
+	struct afcd_fair fair;          /* the estimate the datapath uses at t_ns:
+					 * the refresh step's while fresh, else its
+					 * fallback (afcd_fair_now(), ALGORITHM.md
+					 * sec. 3); zero for an algo without the
+					 * fairness module, gt_ns zero for one
+					 * without the global target */
 };
 
 /* Read ifindex's state. 0, or -1 (no config, or its slot unreadable). */
@@ -37,9 +43,6 @@ bool est_fresh(const struct snapshot *s);
  * (the loader process) or "none" (stale: the datapath's fallback). */
 const char *refresher_name(const struct snapshot *s);
 
-/* The m_fair and global target the datapath uses now: the loader's when
- * fresh, else its fallback (docs/ALGORITHM.md sec. 3a). */
-void effective_estimates(const struct snapshot *s, __u32 *m_fair, __u64 *global_target_ns);
 
 /* One flow-state entry (its key in f.key) and its rate between two
  * readings, bits/s. */

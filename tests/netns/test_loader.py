@@ -652,3 +652,53 @@ def test_ifindex_beyond_the_index_found_by_the_scan(pair):
         assert stop(p1) == 0
         assert stop(p0) == 0
     assert nslib.hooks(a, "w0") == []
+
+
+SEND_SCRIPT = r"""
+import socket, sys
+# one 1514-byte frame (1472 bytes of UDP payload) per call, port given
+def send(sport, n):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("198.18.0.1", sport))
+    for _ in range(n):
+        s.sendto(b"x" * 1472, ("198.18.0.2", 9))
+    s.close()
+send(40001, 80)
+send(40002, 60)
+for i in range(40):
+    send(41000 + i, 1)
+send(40001, 1)
+"""
+
+
+def test_stats_shows_the_estimate_the_datapath_uses(pair):
+    """`afcd stats` shows the fair share and global target the datapath
+    judges packets against, by the datapath's own rule. FaLL on its
+    fallback (no loader: the estimate is stale), every full-size frame a
+    sample: two flows of 81 and 60 samples and 40 mice of one. The
+    datapath counts the mice as one entity (N = 3, m_fair = 200/3) and
+    leaves them out of FaLL's N (global target RTT/sqrt(2)); a restatement
+    that counted them one by one would show m_fair 4. Expected result:
+    the last flow to send (above its share) has the target_i =
+    global_target (m_fair/m_i)^3 of the estimate stats shows, within
+    rounding."""
+    a, b = pair
+    p = start_loader(a, "v0", "rate", "1gbit", "algo", "fall", "rtt", "4ms", "interval",
+                     "100ms", "sb_size", "200", "sample_bytes", "1514", "stale_after", "20ms",
+                     "--refresh", "user", "--keep", "--skip-fq-check")
+    stop(p)
+    in_ns(a, ["ping", "-c", "1", "-W", "1", "198.18.0.2"])   # neighbour resolved
+    time.sleep(0.1)                                          # estimate stale
+    in_ns(a, ["python3", "-c", SEND_SCRIPT])
+    s = json.loads(afcd(a, "stats", "v0", "-j", "--flows", "-k", "1000", "--dt", "0").stdout)
+    e = s["estimates"]
+    assert not e["loader_fresh"]
+    f = next(f for f in s["flows"] if f["sport"] == 40001 and f["proto"] == 17)
+    assert f["m_i"] == 81 and f["target_ns"] > 0, f
+    # the mice as one entity: N is 3 (4 or 5 if the ping or a neighbour
+    # message was sampled), not 42
+    assert 200 // 5 <= e["m_fair"] <= 200 // 3, e
+    assert 4e6 / 2 ** 0.5 * 0.99 <= e["global_target_ns"] <= 4e6 / 2 ** 0.5 * 1.01 or \
+        e["global_target_ns"] == pytest.approx(4e6 / 3 ** 0.5, rel=0.01), e
+    want = e["global_target_ns"] * (e["m_fair"] / f["m_i"]) ** 3
+    assert f["target_ns"] == pytest.approx(want, rel=0.005), (f, e)

@@ -58,6 +58,33 @@ def test_manpages_cover_every_parameter_and_option():
         assert r.returncode == 0 and not r.stderr.strip(), r.stderr
 
 
+def test_readme_parameter_table_matches_the_algo_rows():
+    """Expected result: README's parameter table lists every parameter of
+    `afcd params`, the algos of the AFCD_ALGOS rows in their order, and
+    the per-algo defaults (target, interval, update_period) the rows give."""
+    params, _ = tables()
+    text = open(os.path.join(ROOT, "README.md")).read()
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and line.startswith("| "):
+            for name in re.split(r"\s*[/,]\s*", cells[0]):
+                rows[name] = cells
+    for p in params:
+        assert p in rows, p
+    helps = {m.group(1): m.group(2) for m in
+             re.finditer(r"^  (\w+)\s{2,}(.*)$", afcd("params"), re.M)}
+    algos = re.findall(r"(?:: |; )(\w+): ", helps["algo"].split("(default", 1)[1])
+    assert algos and rows["algo"][3] == ", ".join(algos)
+    assert rows["algo"][2] == re.search(r"\(default (\w+)\)", helps["algo"]).group(1)
+    for p in ("target", "interval", "update_period"):
+        want = re.search(r"\(default ([^)]*)\)", helps[p]).group(1)  # "5ms; fall 1ms"
+        m = re.fullmatch(r"(\S+)(?: \((.*)\))?", rows[p][2])
+        got = m.group(1) + "".join("; " + o.replace(": ", " ")
+                                   for o in (m.group(2) or "").split("; ") if o)
+        assert got == want, (p, rows[p][2], want)
+
+
 def test_afcd_top_manpage_covers_its_options():
     """Expected result: every option afcd-top's --help lists is in
     docs/man/afcd-top.8, and afcd-trace's in afcd-trace.8."""
