@@ -109,8 +109,8 @@ struct afcd_gc_ctx {
 
 static long afcd_gc_one(void *map, __u64 *id, struct afcd_flow *f, struct afcd_gc_ctx *g)
 {
-	if (f->key.ifindex == g->ifindex && f->m_i == 0 && g->now_ns > f->last_seen_ns &&
-	    g->now_ns - f->last_seen_ns > g->idle_ns && !bpf_map_delete_elem(map, id))
+	if (f->key.ifindex == g->ifindex && afcd_gc_idle(f, g->now_ns, g->idle_ns) &&
+	    !bpf_map_delete_elem(map, id))
 		g->deleted++;
 	return 0;
 }

@@ -25,6 +25,17 @@
 /* floor(a * b / d) for b < 2^30 and 0 < d < 2^34, without 128-bit
  * arithmetic: (a / d) * b + (a % d) * b / d. Saturates at U64_MAX when
  * (a / d) * b overflows. d = 0 returns 0. */
+/* The GC's rule, for the kernel's walk (afcd_ctl.bpf.c) and the loader's
+ * (loader/scan.c): a flow-state entry may be deleted at now when it holds
+ * no sample (m_i 0: the shadow buffer no longer names it, so deleting it
+ * cannot leave a count behind) and has seen no packet for more than
+ * idle_ns (the `--gc-idle` option, ns). A last_seen in the future (another
+ * CPU's packet since `now` was read) is never idle. */
+AFCD_INLINE int afcd_gc_idle(const struct afcd_flow *f, __u64 now_ns, __u64 idle_ns)
+{
+	return f->m_i == 0 && now_ns > f->last_seen_ns && now_ns - f->last_seen_ns > idle_ns;
+}
+
 AFCD_INLINE __u64 afcd_mul_div_u64(__u64 a, __u64 b, __u64 d)
 {
 	__u64 q, r;

@@ -23,8 +23,7 @@ static void gc_one(int fd, __u64 id, struct afcd_flow *f, void *arg)
 {
 	struct gc_arg *g = arg;
 
-	if (f->m_i == 0 && g->now_ns > f->last_seen_ns &&
-	    g->now_ns - f->last_seen_ns > g->idle_ns && !bpf_map_delete_elem(fd, &id))
+	if (afcd_gc_idle(f, g->now_ns, g->idle_ns) && !bpf_map_delete_elem(fd, &id))
 		g->deleted++;
 }
 

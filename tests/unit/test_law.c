@@ -15,12 +15,23 @@
 
 #include "afcd_law.h"
 #include "afcd_ctl.h"
+#include "afcd_config.h"
 #include "afcd_decide.h"
 #include "afcd_parse.h"
 #include "check.h"
 #include "pkt.h"
 
 static const char *filter;
+
+/* A complete config: algo's defaults at rate_bps (bits/s), as the loader
+ * builds it; each test overrides what it is about. */
+static struct afcd_config cfg(__u32 algo, __u64 rate_bps)
+{
+	struct afcd_config c;
+
+	afcd_config_defaults(&c, algo, rate_bps);
+	return c;
+}
 
 static void test_tx_ns_exact(void)
 {
@@ -808,13 +819,7 @@ static void scan_of(const struct afcd_sb_hist *h, __u64 capacity, struct afcd_sc
  * heartbeat, memory. */
 static void test_refresh_step(void)
 {
-	struct afcd_config c = {
-		.abi = AFCD_ABI_VERSION, .algo = AFCD_ALGO_AFCD, .rate_bps = 100000000ULL,
-		.target_ns = 5000000ULL, .interval_ns = 100000000ULL, .rtt_ns = 20000000ULL,
-		.horizon_ns = 100000000ULL,
-		.sample_bytes = 6250, .window_ns = 1000000000ULL, .sb_size = 2000,
-		.mtu_bytes = 1514, .alpha_milli = 1700, .beta_milli = 1800,
-	};
+	struct afcd_config c = cfg(AFCD_ALGO_AFCD, 100000000ULL);
 	struct afcd_queue q = { .n_active = 4 };
 	static struct afcd_sb_hist h;
 	const __u32 counts[] = { 100, 200, 300, 1400 };
@@ -823,6 +828,8 @@ static void test_refresh_step(void)
 	__u64 now = 1000000000ULL;
 	__u32 m0;
 
+	c.rtt_ns = 20000000ULL;
+	c.sample_bytes = 6250;
 	hist_of(h.n, counts, 4);
 	scan_of(&h, 2000, &sc);
 	/* expected: first refresh, no offered load yet, empty queue: the
@@ -895,13 +902,13 @@ static void test_refresh_step(void)
  * rate / 3; with a fresh estimate the refresh step's values are used. */
 static void test_fair_now_fallback(void)
 {
-	struct afcd_config c = {
-		.abi = AFCD_ABI_VERSION, .algo = AFCD_ALGO_AFCD, .rate_bps = 90000000ULL,
-		.sb_size = 3000, .stale_after_ns = 1000000ULL,
-	};
+	struct afcd_config c = cfg(AFCD_ALGO_AFCD, 90000000ULL);
 	struct afcd_est e = { .heartbeat_ns = 1, .m_fair = 77, .waterline = 66,
 			      .fair_rate_bps = 5, .mice_samples = 4 };
 	struct afcd_fair fs;
+
+	c.sb_size = 3000;
+	c.stale_after_ns = 1000000ULL;
 
 	afcd_fair_now(&c, &e, 1002, 1000, 500000ULL, NULL, &fs);          /* fresh */
 	CHECK_EQ(fs.stale, 0);
@@ -925,15 +932,14 @@ static void test_fair_now_fallback(void)
  * (issue 12) and is always the value afcd_fall_global_target_ns() gives. */
 static void test_fall_fallback_cached(void)
 {
-	struct afcd_config c = {
-		.abi = AFCD_ABI_VERSION, .algo = AFCD_ALGO_FALL, .rate_bps = 100000000ULL,
-		.rtt_ns = 20000000ULL, .interval_ns = 100000000ULL, .mtu_bytes = 1500,
-		.update_period_ns = 1000000ULL,
-	};
+	struct afcd_config c = cfg(AFCD_ALGO_FALL, 100000000ULL);   /* update_period 1 ms */
 	struct afcd_gt_cache gc = {0};
 	__u64 t = 1000000000ULL, lo = 2 * afcd_tx_ns(1500, 100000000ULL);
 	__s32 n;
 
+	c.rtt_ns = 20000000ULL;
+	c.interval_ns = 100000000ULL;
+	c.mtu_bytes = 1500;
 	CHECK_EQ(afcd_fall_fallback_gt(&c, 4, t, &gc), 10000000ULL);     /* 20 ms / 2 */
 	CHECK_EQ(gc.v, 4ULL << 34 | 10000000ULL);
 	CHECK_EQ(gc.at_ns, t);
@@ -979,12 +985,8 @@ static __u32 decide_one(const struct afcd_config *c, const struct afcd_est *e,
 
 static void test_decide_policer(void)
 {
-	struct afcd_config c = {
-		.abi = AFCD_ABI_VERSION, .algo = AFCD_ALGO_AFCD, .rate_bps = 100000000ULL,
-		.target_ns = 5000000ULL, .interval_ns = 100000000ULL, .horizon_ns = 100000000ULL,
-		.sb_size = 2000, .stale_after_ns = 1000000000ULL, .exponent = 3,
-		.flags = AFCD_F_POLICE, .mtu_bytes = 1514,
-	};
+	/* the defaults: target 5 ms, interval and horizon 100 ms, police on */
+	struct afcd_config c = cfg(AFCD_ALGO_AFCD, 100000000ULL);
 	/* fresh estimate: water level 500 samples, fair rate 50 Mbit/s */
 	struct afcd_est e = { .heartbeat_ns = 1, .m_fair = 500, .waterline = 500,
 			      .mice_samples = 3, .fair_rate_bps = 50000000ULL };
@@ -1044,6 +1046,133 @@ static void test_decide_policer(void)
 		v = decide_one(&c, &e, &q, NULL, 0, now, 1514, &t);
 	CHECK_EQ(v, AFCD_V_DROP_OVERLIMIT);
 	CHECK_EQ(q.stats[AFCD_S_PASSED], 8);
+}
+
+/* The four stages of afcd_decide() one by one, each against what it alone
+ * decides. */
+static void test_decide_stages(void)
+{
+	struct afcd_config c = cfg(AFCD_ALGO_FALL, 100000000ULL);
+	struct afcd_queue q = {0};
+	struct afcd_flow f = {0};
+	struct afcd_in in;
+	struct afcd_edt e;
+	__u64 seen = 0, next = 0, now = 1000000000ULL, t;
+	int i, drops;
+
+	/* admit. expected: above the horizon, overlimit before anything else;
+	 * without the law (or a flow), pass; a policed flow whose fair-rate
+	 * clock is beyond its lead is dropped by the policer, and vt_next is
+	 * where its clock goes when a packet is admitted */
+	memset(&in, 0, sizeof(in));
+	afcd_in_init(&c, now, 1500, &in);
+	e = (struct afcd_edt){ .t_dep_ns = now + 6000000, .sojourn_ns = c.horizon_ns + 1 };
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_OVERLIMIT);
+	e.sojourn_ns = 1000;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_PASS);   /* aqm 0 */
+	in.aqm = 1;
+	in.police_tx_ns = 240000;          /* 1500 B at 50 Mbit/s */
+	in.police_lead_ns = 1000000;
+	f.vt_ns = now + 900000;            /* within the lead */
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_PASS);
+	CHECK_EQ(next, now + 900000 + 240000);
+	f.vt_ns = now + 1000001;           /* beyond it */
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	in.stale = 1;                      /* the fallback policer waits for target */
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_PASS);
+	CHECK_EQ(q.stats[AFCD_S_STALE_FALLBACK], 1);
+
+	/* law, FaLL. expected: a flow far above its target_i for many
+	 * intervals is not dropped while the whole queue's sojourn stays
+	 * below the global target (gate 1), and is once it is above */
+	memset(&q, 0, sizeof(q));
+	memset(&f, 0, sizeof(f));
+	memset(&in, 0, sizeof(in));
+	afcd_in_init(&c, now, 1500, &in);
+	in.aqm = 1;
+	in.target_i_ns = 100000;           /* 0.1 ms */
+	in.law_target_ns = 2000000;        /* global target 2 ms */
+	f.t_last_ns = ~0ULL >> 1;          /* the flow always has a backlog */
+	for (drops = 0, i = 0, t = now; i < 2000; i++, t += 100000) {
+		in.now_ns = t;
+		e = (struct afcd_edt){ .t_dep_ns = t + 1500000, .sojourn_ns = 1500000,
+				       .backlog_ns = 1400000 };
+		drops += afcd_law(&q, &f, &in, &e, 121120);
+	}
+	CHECK_EQ(drops, 0);
+	for (i = 0; i < 2000; i++, t += 100000) {
+		in.now_ns = t;
+		e = (struct afcd_edt){ .t_dep_ns = t + 2500000, .sojourn_ns = 2500000,
+				       .backlog_ns = 2400000 };
+		drops += afcd_law(&q, &f, &in, &e, 121120);
+	}
+	CHECK(drops > 0, "fall above its global target for 200 ms never dropped");
+	/* expected: with codel_state global the whole queue's state machine
+	 * decides, and a packet that finds it taken by another CPU gets no
+	 * verdict from it */
+	in.codel_global = 1;
+	q.gcv_busy = 1;
+	CHECK_EQ(afcd_law(&q, &f, &in, &e, 121120), 0);
+	CHECK_EQ(q.gcv_busy, 1);
+	q.gcv_busy = 0;
+	for (drops = 0, i = 0; i < 2000; i++, t += 100000) {
+		in.now_ns = t;
+		e = (struct afcd_edt){ .t_dep_ns = t + 2500000, .sojourn_ns = 2500000,
+				       .backlog_ns = 2400000 };
+		drops += afcd_law(&q, &f, &in, &e, 121120);
+	}
+	CHECK(drops > 0 && q.gcv.count > 0, "global state machine not used");
+	CHECK_EQ(q.gcv_busy, 0);
+	/* expected: afd's verdict is the coin afcd_inputs() tossed */
+	in.law = AFCD_LAW_AFD;
+	in.afd_drop = 1;
+	CHECK_EQ(afcd_law(&q, &f, &in, &e, 121120), 1);
+	in.afd_drop = 0;
+	CHECK_EQ(afcd_law(&q, &f, &in, &e, 121120), 0);
+
+	/* commit. expected: the clock advances by tx from max(now, clock);
+	 * when other CPUs pushed it so far that the packet would leave past
+	 * the horizon, it is overlimit and its slot is given back */
+	memset(&q, 0, sizeof(q));
+	memset(&in, 0, sizeof(in));
+	afcd_in_init(&c, now, 1500, &in);
+	CHECK_EQ(afcd_commit(&q, &in, 0, AFCD_V_MARK, &e), AFCD_V_MARK);
+	CHECK_EQ(e.t_dep_ns, now + in.tx_ns);
+	CHECK_EQ(q.t_last_ns, now + in.tx_ns);
+	q.t_last_ns = now + c.horizon_ns;  /* filled since the packet looked */
+	CHECK_EQ(afcd_commit(&q, &in, now + in.tx_ns, AFCD_V_PASS, &e), AFCD_V_DROP_OVERLIMIT);
+	CHECK_EQ(q.t_last_ns, now + c.horizon_ns);
+
+	/* account. expected: a police drop counts as a police and an AQM
+	 * drop, an admitted mark as passed and marked with the flow's state
+	 * moved, and a flow's target_i recorded either way */
+	memset(&q, 0, sizeof(q));
+	memset(&f, 0, sizeof(f));
+	in.target_i_ns = 777;
+	afcd_account(&q, &f, &in, &e, AFCD_V_DROP_POLICE, 0, 0, 0);
+	CHECK(q.stats[AFCD_S_POLICE_DROP] == 1 && q.stats[AFCD_S_AQM_DROP] == 1 &&
+	      q.stats[AFCD_S_OVERLIMIT_DROP] == 0 && f.drops == 1 && f.target_ns == 777,
+	      "police drop accounting");
+	e = (struct afcd_edt){ .t_dep_ns = now + 5000, .sojourn_ns = 5000 };
+	afcd_account(&q, &f, &in, &e, AFCD_V_MARK, 0, now, now + 240000);
+	CHECK(q.stats[AFCD_S_PASSED] == 1 && q.stats[AFCD_S_ECN_MARK] == 1 &&
+	      q.stats[AFCD_S_PASSED_BYTES] == 1500 && f.marks == 1 && f.packets == 1 &&
+	      f.vt_ns == now + 240000 && f.t_last_ns == now + 5000 && q.max_sojourn_ns == 5000,
+	      "mark accounting");
+}
+
+/* The GC's rule (the kernel's walk and the loader's use the same). */
+static void test_gc_idle(void)
+{
+	struct afcd_flow f = { .last_seen_ns = 1000 };
+
+	/* expected: idle for more than idle_ns and no sample: deleted; a
+	 * sample, a recent packet or a packet after `now` keep it */
+	CHECK_EQ(afcd_gc_idle(&f, 1000 + 501, 500), 1);
+	CHECK_EQ(afcd_gc_idle(&f, 1000 + 500, 500), 0);
+	CHECK_EQ(afcd_gc_idle(&f, 999, 0), 0);
+	f.m_i = 1;
+	CHECK_EQ(afcd_gc_idle(&f, 1000000, 500), 0);
 }
 
 /* isolate: the key is reduced to the host. */
@@ -1293,6 +1422,8 @@ int main(int argc, char **argv)
 	TEST(test_fair_now_fallback);
 	TEST(test_fall_fallback_cached);
 	TEST(test_decide_policer);
+	TEST(test_decide_stages);
+	TEST(test_gc_idle);
 	TEST(test_isolate_key);
 	TEST(test_sampling_probability);
 	TEST(test_flow_rng);
