@@ -39,7 +39,6 @@
 #define TC_ACT_SHOT 2
 #define AFCD_EEXIST 17
 #define AFCD_PULL_LEN 128
-#define AFCD_ETH_HLEN 14
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -3,8 +3,7 @@
  * afcd_ctl.bpf.c - the loader's in-kernel half: a tc program that is never
  * attached, which the loader runs with BPF_PROG_TEST_RUN on a control
  * frame (struct afcd_ctl_frame, maps/afcd_maps.h), and the BPF timer it
- * arms. (Not a syscall program: Linux 6.1 refuses spin-locked maps, here
- * afcd_queue, in sleepable programs.)
+ * arms.
  *
  * Why: FaLL refreshes m_fair and global_target every 1 ms (Table 4.1).
  * Waking a user-space process 1000 times a second costs more than the

@@ -115,7 +115,7 @@ AFCD_INLINE __u64 afcd_sb_capacity(__u32 sb_size, __u64 rate_bps, __u64 arrival_
  *    datapath's N without any), clamped [2 tx(MTU), interval].
  * c: the interface's config (rate_bps != 0, sample_bytes != 0 as the
  * loader validates; returns without writing otherwise). q: its queue,
- * read without the lock (monotonic u64 counters, aligned loads). s: the
+ * read with plain loads (monotonic u64 counters, aligned). s: the
  * loader's last scan. e: updated in place; heartbeat_ns = now last.
  */
 AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_queue *q,

@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * afcd_decide.h - the per-packet decision of every algo as two pure
+ * afcd_decide.h - the per-packet decision of every algo as pure
  * functions, compiled into the BPF program and into the host tests
  * (tests/unit/test_law.c), in the manner of the kernel's codel_impl.h:
  *
- *   afcd_inputs()  which fair share and targets this
- *                  packet is judged against (the refresh step's estimate
- *                  while fresh, else the datapath's fallback), target_i,
- *                  the AFD coin, the policer's tx at the fair rate;
- *   afcd_decide()  lock-free (atomics on the interface's clock and
- *                  counters): the EDT schedule, the horizon, the
- *                  policer, the drop law of cfg->algo, CE, counters and
- *                  the state updates of admitted packets.
+ *   afcd_fair_now()  the estimate a packet is judged against: the
+ *                    refresh step's while fresh, else the datapath's
+ *                    fallback (also what `afcd stats` shows);
+ *   afcd_inputs()    from it, for one flow: target_i, the AFD coin, the
+ *                    policer's tx at the fair rate;
+ *   afcd_decide()    lock-free (atomics on the interface's clock and
+ *                    counters), in four stages: afcd_admit() (the
+ *                    horizon, the policer), afcd_law() (the algo's drop
+ *                    law, one switch on enum afcd_law), afcd_commit()
+ *                    (the EDT clock) and afcd_account() (counters and
+ *                    the state of admitted packets).
  *
- * The .bpf.c does only I/O around them: ctx, maps, the lock, tstamp, CE.
+ * The .bpf.c does only I/O around them: ctx, maps, tstamp, CE.
  * Source: docs/ALGORITHM.md sec. 2-6 and 3a; RFC 8289 sec. 5; dissertation
  * eq. 3.14 (AFCD), 4.5-4.6 and 4.16 (FaLL); AFD (Pan et al., CCR 2003).
  */
@@ -112,7 +115,7 @@ AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_es
 	/* FaLL's N leaves the mice out, as the refresh step's n_long does */
 	fs->gt_ns = afcd_algo_row(c->algo).traits & AFCD_T_GTARGET ?
 		afcd_fall_fallback_gt(c, n_active - (__s32)n_mice, now, gc) : 0;
-	/* the fallback policer (issue 11.8): without the scan's water level,
+	/* the fallback policer: without the scan's water level,
 	 * a flow holding more than the equal share of the ring (sb_size / N)
 	 * (the mice aggregate too, on its own clock) is held at rate / N, and
 	 * only while the queue is above its target (afcd_decide()), so the
@@ -193,7 +196,7 @@ AFCD_INLINE void afcd_in_init(const struct afcd_config *c, __u64 now, __u32 len,
 	in->target_i_ns = AFCD_TARGET_INF;
 }
 
-/* Lock-free on the interface (issue 12): the interface's shared state is
+/* Lock-free on the interface: the interface's shared state is
  * touched with atomics (the EDT clock, the counters) or single-word
  * writes whose races are benign (maxpacket, last/max sojourn, the whole
  * queue's first_above_time). The one multi-word state machine two CPUs
@@ -204,8 +207,8 @@ AFCD_INLINE void afcd_in_init(const struct afcd_config *c, __u64 now, __u32 len,
  * CPU ever spins on another. Per-flow state is written without a lock:
  * one flow is sent from one CPU at a time in practice (one socket), and
  * a race there costs that flow one stale CoDel decision, nobody else.
- * (A bpf_spin_lock taken once per packet, as before ABI 5, cost as much
- * as the minimal EDT program itself and serialized every CPU.) */
+ * (A bpf_spin_lock taken once per packet costs as much as the minimal EDT
+ * program itself, afcd-bench's edt_lock, and serializes every CPU.) */
 #define AFCD_READ_ONCE(x) (*(volatile __typeof__(x) *)&(x))
 #define AFCD_ATOMIC_ADD(p, v) ((void)__sync_fetch_and_add((p), (v)))
 

@@ -252,7 +252,7 @@ AFCD_INLINE __u32 afcd_afd_drop_q16(__u32 m_fair, __u32 m_i)
  * constants of Vigna's public-domain splitmix64.c) with state *s: 32
  * bits, uniform on [0, 2^32). Each flow owns one (afcd_flow.rng), seeded
  * from bpf_get_prandom_u32() when its entry is created, so that its
- * sampling and AFD coins cost no helper call (issue 12). Any seed is
+ * sampling and AFD coins cost no helper call. Any seed is
  * valid; every seed has period 2^64. */
 AFCD_INLINE __u32 afcd_rng_next(__u64 *s)
 {

@@ -115,7 +115,7 @@ int cmd_attach(int argc, char **argv)
 		return 1;
 	if (!have_btf()) {
 		pr_warn("this kernel exposes no BTF (/sys/kernel/btf/vmlinux): CO-RE programs "
-			"and spin-locked maps need CONFIG_DEBUG_INFO_BTF=y");
+			"need CONFIG_DEBUG_INFO_BTF=y");
 		return 1;
 	}
 	if (check_netns(ifindex, dev, ro.takeover))
@@ -182,12 +182,12 @@ int cmd_attach(int argc, char **argv)
 		if (pins_open(&p, false))
 			goto out_skel;
 	}
-	fp.c.flags |= (fq_installed ? AFCD_F_FQ_INSTALLED : 0) | (adopted ? 0 : AFCD_F_LOADER_PROG);
+	fp.c.flags |= fq_installed ? AFCD_F_FQ_INSTALLED : 0;
 	if (adopted) {
 		struct afcd_config old;
 
 		if (!cfg_lookup(&p, ifindex, &old))
-			fp.c.flags |= old.flags & (AFCD_F_FQ_INSTALLED | AFCD_F_LOADER_PROG);
+			fp.c.flags |= old.flags & AFCD_F_FQ_INSTALLED;
 	}
 	werr = config_write_locked(&p, ifindex, &fp.c);
 	pins_unlock(lock);

@@ -303,7 +303,7 @@ static int slot_reset(struct pins *p, __u32 slot, __u32 ifindex)
 	return err;
 }
 
-/* Serialise slot allocation and release between afcd processes (issue 11.4):
+/* Serialise slot allocation and release between afcd processes:
  * an exclusive flock(2) on the pin directory, held from choosing a slot to
  * writing the config, and from deleting a config to zeroing its slot. Two
  * interfaces configured at the same moment otherwise both see the same
@@ -383,7 +383,7 @@ int config_write_locked(struct pins *p, __u32 ifindex, struct afcd_config *c)
 		delete_iface_keys(p->count, ifindex);
 		hist_reset(p, slot);
 		flows_zero_samples(p, ifindex);
-		/* no lock since ABI 5: the datapath's updates that land between
+		/* the datapath takes no lock: its updates that land between
 		 * this read and write (a few packets' counters) are lost; the
 		 * ring restart is rare and by hand */
 		if (!bpf_map_lookup_elem(p->queue, &slot, &q)) {

@@ -2,7 +2,7 @@
 /*
  * pins.h - the pinned maps (AFCD_PINS in maps/afcd_maps.h) under
  * AFCD_PIN_DIR, the per-interface slots in them and the config entry
- * that claims one. Writers serialise on pins_lock() (issue 11.4).
+ * that claims one. Writers serialise on pins_lock().
  */
 #ifndef AFCD_PINS_H
 #define AFCD_PINS_H
@@ -50,7 +50,7 @@ bool cfg_any(struct pins *p);
 
 /* Refuse (one line, -1) when ifindex's config was written from another
  * network namespace: the same ifindex there is another interface, and the
- * pins are shared (issue 11.7). 0 when there is no config, or it is ours,
+ * pins are shared. 0 when there is no config, or it is ours,
  * or either side's namespace is unknown, or claim is set (attach
  * --takeover: that namespace is gone, or the operator says so). */
 int cfg_check_netns(struct pins *p, __u32 ifindex, const char *dev, bool claim);

@@ -16,7 +16,7 @@ int check_ifname(const char *dev, __u32 *ifindex);
 /* Running as root with CAP_NET_ADMIN (rtnetlink: clsact, sch_fq) and
  * CAP_SYS_ADMIN (BPF_PROG_GET_FD_BY_ID, to recognise afcd_egress among a
  * hook's programs; it also grants what CAP_BPF and CAP_PERFMON would):
- * the least set, issue 14.4. 0, or -1 with one line printed. */
+ * the least set (deploy/systemd/afcd@.service). 0, or -1 with one line printed. */
 int check_privileges(void);
 
 /* Kernel BTF present (AFCD_BTF_PATH overrides the path, for tests): 1 or 0. */

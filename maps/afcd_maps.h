@@ -62,16 +62,13 @@
  * not in AFCD_PINS. */
 #define AFCD_TCX_PIN_FMT AFCD_PIN_DIR "/afcd_tcx_%u"
 
-/* The ELF section of the classifier: tc filter ... bpf da obj afcd.bpf.o sec tc */
-#define AFCD_PROG_SEC "tc"
-
 /* ---- Sizes and bounds -------------------------------------------------- */
 
 /* Interfaces that may run the program at once: each configured interface
  * owns one slot (0..AFCD_MAX_IFACES-1) of the per-interface ARRAY maps
  * (config, queue, estimates, shadow-buffer ring), so that the per-packet
  * path finds its interface with array lookups only, which the verifier
- * inlines (issue 12: a hash lookup by ifindex cost 30 ns a packet, as
+ * inlines (a hash lookup by ifindex cost 30 ns a packet, as
  * much as the rest of the fairness module). The rings are preallocated:
  * 16 * 180 KiB. */
 #define AFCD_MAX_IFACES      16
@@ -222,9 +219,9 @@ enum afcd_cfg_flags {
 	 * ISOLATE_DST: the destination address only (dsthost). At most one. */
 	AFCD_F_ISOLATE_SRC  = 1u << 3,
 	AFCD_F_ISOLATE_DST  = 1u << 4,
-	/* Loader bookkeeping, ignored by the datapath: */
-	AFCD_F_FQ_INSTALLED = 1u << 8,  /* the loader installed the root fq */
-	AFCD_F_LOADER_PROG  = 1u << 9,  /* the loader attached the filter */
+	/* Loader bookkeeping, ignored by the datapath: the loader installed
+	 * the root fq (`--install-fq`), so its detach removes it */
+	AFCD_F_FQ_INSTALLED = 1u << 8,
 };
 
 /* ---- Counters: one list each ------------------------------------------
@@ -348,7 +345,7 @@ struct afcd_config {
 				 * the writer), 0 = unknown. The pins are shared by every
 				 * namespace that mounts this bpffs and ifindexes repeat
 				 * across namespaces: the loader refuses to touch an entry
-				 * written from another namespace (issue 11.7) */
+				 * written from another namespace */
 };
 _Static_assert(sizeof(struct afcd_config) == 128, "afcd_config ABI");
 
@@ -439,9 +436,7 @@ _Static_assert(sizeof(struct afcd_timer) == 24, "afcd_timer ABI");
 
 /* ---- Control program: afcd_ctl.bpf.o ---------------------------------------
  * Run by the loader with BPF_PROG_TEST_RUN on a struct afcd_ctl_frame (the
- * data, read and written back). It is a tc program rather than a syscall
- * program because Linux 6.1 refused maps with a bpf_spin_lock (afcd_queue
- * before ABI 5) in sleepable programs. It acts only on frames with the control EtherType
+ * data, read and written back). It acts only on frames with the control EtherType
  * and magic (so that attaching it somewhere by mistake does nothing) and
  * answers in ret, 0 or a negative errno:
  *   ARM      arm the refresh timer of (ifindex, slot), first firing now:
@@ -503,7 +498,7 @@ _Static_assert(sizeof(struct afcd_codel_vars) == 24, "afcd_codel_vars ABI");
 /* The datapath's last FaLL fallback global target (ALGORITHM.md sec. 3a:
  * RTT / sqrt(N) while no fresh estimate), reused by the packets that
  * follow while N is the same and it is younger than update_period:
- * computing it cost 30 ns a packet (issue 12). Written and read by any
+ * computing it cost 30 ns a packet. Written and read by any
  * CPU without a lock: the value is one word, and a time torn from it
  * only makes it live up to one more update_period. A config change
  * (rtt, rate, mtu, interval) reaches it within one update_period. */

@@ -87,7 +87,7 @@ def kernel_has_qdiscs(kinds=("fq", "netem")):
         subprocess.run(["ip", "netns", "del", name], capture_output=True)
 
 
-VM_KERNEL_DEFAULT = "6.1"   # Debian 12's own; "6.12" is bookworm's second (issue 14.3)
+VM_KERNEL_DEFAULT = "6.1"   # Debian 12's own; "6.12" is bookworm's second
 
 
 def vm_kernels(series=None):
@@ -361,7 +361,7 @@ def table(results):
 
 
 def targets(agg):
-    """Issue 9's targets, checked on aggregated results and printed (never
+    """The demo's targets, checked on aggregated results and printed (never
     asserted: they are figures, with their validity): per scenario, AFCD's
     and FaLL's Jain at least fq_codel's - 0.02; CUBIC at least 40 % against
     one UDP flow at 1.5x; utilization at least 0.90; AFCD's median
@@ -404,7 +404,7 @@ def report(agg):
     say("\n" + table(agg))
     tl = targets(agg)
     if tl:
-        say("\ntargets (issue 9; figures, not tests):\n" + "\n".join(tl))
+        say("\ntargets (figures, not tests):\n" + "\n".join(tl))
     n = sum(r["repeats"] for r in agg)
     bad = n - sum(r["valid_runs"] for r in agg)
     if bad:

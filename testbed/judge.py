@@ -27,7 +27,8 @@ import math
 import os
 
 from . import figures as F
-from .scenario import goodput_mbps, jain, percentile
+from .scenario import goodput_mbps
+from .stats import jain, percentile
 
 MIN_VALID = 2
 

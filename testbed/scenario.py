@@ -14,6 +14,7 @@ import threading
 import time
 
 from . import bottleneck, qsample, validity, workload
+from .stats import jain, percentile
 from . import topo as topo_mod
 from .workload import Flow
 
@@ -105,23 +106,6 @@ def workload_of(name):
 def defaults(name):
     """The scenario's own rtt_ms / duration_s / warmup_s, if any."""
     return SCENARIOS[name][3]
-
-
-def jain(xs):
-    xs = [x for x in xs if x is not None]
-    if not xs or sum(x * x for x in xs) == 0:
-        return None
-    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
-
-
-def percentile(xs, p):
-    if not xs:
-        return None
-    xs = sorted(xs)
-    k = (len(xs) - 1) * p / 100.0
-    f = int(k)
-    c = min(f + 1, len(xs) - 1)
-    return xs[f] + (xs[c] - xs[f]) * (k - f)
 
 
 def goodput_mbps(flow, t_from, t_to):

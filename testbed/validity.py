@@ -27,6 +27,8 @@ import os
 import threading
 import time
 
+from .stats import percentile
+
 BUSY_MAX = 0.85
 SENDER_MISS = 0.10
 TIMER_LATE_P50_MS = 1.5
@@ -51,16 +53,6 @@ def _proc_seconds(pid):
         return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
         return None
-
-
-def _percentile(xs, p):
-    xs = sorted(xs)
-    if not xs:
-        return None
-    k = (len(xs) - 1) * p / 100.0
-    f = int(k)
-    c = min(f + 1, len(xs) - 1)
-    return xs[f] + (xs[c] - xs[f]) * (k - f)
 
 
 class Meter:
@@ -98,8 +90,8 @@ class Meter:
             loader = (l1 - self.loader0) / wall if l1 is not None and wall > 0 else None
         return {"cpu": {"guest_busy": round(busy, 3),
                         "loader_busy": round(loader, 4) if loader is not None else None},
-                "timer_late_ms": {"p50": _percentile(self.late, 50),
-                                  "p95": _percentile(self.late, 95),
+                "timer_late_ms": {"p50": percentile(self.late, 50),
+                                  "p95": percentile(self.late, 95),
                                   "max": max(self.late) if self.late else None,
                                   "samples": len(self.late)}}
 

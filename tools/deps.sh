@@ -58,7 +58,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# bookworm-backports: libbpf >= 1.3 for tcx (issue 14.1)
+# bookworm-backports: libbpf >= 1.3 for tcx
 BP_LIST=/etc/apt/sources.list.d/bookworm-backports.sources
 add_backports() {
 	if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
@@ -90,7 +90,7 @@ if [ $backports = yes ] || [ $backports = want ]; then
 	fi
 fi
 
-# the second VM kernel, 6.12 (issue 14.3): bookworm's own linux-6.12
+# the second VM kernel, 6.12: bookworm's own linux-6.12
 # (bookworm-security), else bookworm-backports' linux-image-amd64
 if [ $vm = 1 ] && ! ls /boot/vmlinuz-6.12.* >/dev/null 2>&1; then
 	echo "deps.sh: installing Linux 6.12 for the VM (linux-image-6.12-amd64)"

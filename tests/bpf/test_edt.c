@@ -145,7 +145,7 @@ static void test_non_ip_never_dropped(void)
 /* Expected result: 20,000 back-to-back 1514-byte non-IP frames on a 10 Mbit/s
  * queue with a 100 ms horizon never push the clock beyond the horizon (they
  * are dropped as overlimit there), and an IP packet once the queue drained
- * passes again; so do unparsable IP frames (issue 11.1). */
+ * passes again; so do unparsable IP frames. */
 static void test_non_ip_flood_bounded_by_horizon(void)
 {
 	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
@@ -242,7 +242,7 @@ static void test_unconfigured_passthrough(void)
 	unload();
 }
 
-/* ---- Two CPUs on one interface (issue 12: lock-free datapath) ---------- */
+/* ---- Two CPUs on one interface (the lock-free datapath) ------------------ */
 
 struct cpu_worker {
 	pthread_t th;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* Fuzzed frames through every algorithm (issue 11.9) (BPF_PROG_TEST_RUN; see harness.h). */
+/* Fuzzed frames through every algorithm (BPF_PROG_TEST_RUN; see harness.h). */
 #include "harness.h"
 
-/* ---- Fuzz (issue 11.9) ------------------------------------------------------
+/* ---- Fuzz ------------------------------------------------------
  * Mutated frames through every algorithm with the refresh step running:
  * nothing may break the datapath's accounting or the EDT clock.
  * AFCD_FUZZ_N sets the frames per algorithm (default 10^5; `make fuzz`

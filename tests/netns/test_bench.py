@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-"""afcd-bench's report (issue 12), run with few repetitions: its shape,
+"""afcd-bench's report, run with few repetitions: its shape,
 not its figures (those are `make bench`'s, printed with the run)."""
 import json
 import os

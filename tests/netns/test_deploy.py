@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-"""The systemd unit (deploy/systemd/afcd@.service, issue 14.4): it passes
+"""The systemd unit (deploy/systemd/afcd@.service): it passes
 `systemd-analyze verify` without a warning, the loader needs no system
 call outside its SystemCallFilter and no address family outside
 RestrictAddressFamilies (strace of a real run), and it works with exactly
@@ -141,7 +141,7 @@ def k8s_docs():
 
 
 def test_kubernetes_manifests_validate_against_the_schema():
-    """deploy/kubernetes (issue 14.5): every manifest is valid for the
+    """deploy/kubernetes: every manifest is valid for the
     newest Kubernetes schema kubernetes-validate carries (strict: no
     unknown fields), and the DaemonSet matches the unit and the ConfigMap."""
     kv = pytest.importorskip("kubernetes_validate")

@@ -272,7 +272,7 @@ def test_prometheus_endpoint(pair):
         assert 'afcd_rate_bytes_per_second{dev="v0"} 12500000' in body
     finally:
         stop(p)
-    # issue 14.6: Prometheus's own linter (units in names, _total
+    # Prometheus's own linter (units in names, _total
     # counters), and one label set per family: dev, plus reason or kind
     r = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True,
                        text=True)
@@ -325,7 +325,7 @@ def test_prometheus_answers_only_metrics_and_survives_a_flood(pair):
     methods 405; while 30 idle connections and 300 unread requests from 10
     threads hit the port, the loader's scans go on at their period (at least
     half of the scans a quiet second gets) and /metrics still answers
-    afterwards (issue 11.2: served from the tick, they stopped the scans for
+    afterwards (served from the tick, they would stop the scans for
     15 s)."""
     a, b = pair
     port = 9500 + os.getpid() % 100
@@ -354,7 +354,7 @@ def test_prometheus_answers_only_metrics_and_survives_a_flood(pair):
 
 
 def test_bpftool_recipes_name_real_flows(pair):
-    """The README's bpftool recipes, against our pins (issue 5)."""
+    """The README's bpftool recipes, against our pins."""
     a, b = pair
     p = start_loader(a, "v0", "rate", RATE, "--skip-fq-check")
     try:
@@ -471,7 +471,7 @@ def test_config_file_and_flags_override(pair, tmp_path):
 
 def test_afcd_top_names_real_flows(pair):
     """The live view on a filter attached by hand and configured with
-    `afcd set`, without a loader (issue 5)."""
+    `afcd set`, without a loader."""
     a, b = pair
     hand_attach(a, "v0")
     afcd(a, "set", "v0", "rate", RATE, "algo", "afcd")
@@ -610,7 +610,7 @@ def test_same_ifindex_in_another_netns_refused(pair):
     """Expected result: namespaces a and b share the bpffs and their veths
     have the same ifindex; once a configured v0, every afcd command on v1
     in b (set, stats, detach, attach) is refused with one line naming the
-    other namespace, and a's configuration is unchanged (issue 11.7)."""
+    other namespace, and a's configuration is unchanged."""
     a, b = pair
     idx = [json.loads(in_ns(ns, ["ip", "-j", "link", "show", d]).stdout)[0]["ifindex"]
            for ns, d in ((a, "v0"), (b, "v1"))]

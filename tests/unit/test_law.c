@@ -929,7 +929,7 @@ static void test_fair_now_fallback(void)
 }
 
 /* FaLL's fallback global target is computed once per N and update_period
- * (issue 12) and is always the value afcd_fall_global_target_ns() gives. */
+ * and is always the value afcd_fall_global_target_ns() gives. */
 static void test_fall_fallback_cached(void)
 {
 	struct afcd_config c = cfg(AFCD_ALGO_FALL, 100000000ULL);   /* update_period 1 ms */

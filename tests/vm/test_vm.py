@@ -29,7 +29,7 @@ from testbed.validity import sender_failed
 
 
 def kernels():
-    """The VM kernels to run on (issue 14.3): every Debian series installed
+    """The VM kernels to run on: every Debian series installed
     of 6.1 and 6.12 (tools/deps.sh --vm installs both), or AFCD_VM_KERNELS
     (comma-separated); the host kernel only, when it has sch_fq and netem."""
     if os.environ.get("AFCD_VM_KERNELS"):
@@ -125,8 +125,7 @@ def test_estimates_refreshed_by_the_kernel_timer(results, scheme):
 @pytest.mark.parametrize("scheme", ["afcd", "fall"])
 def test_hook_follows_the_kernel(results, scheme):
     """--attach auto (the testbed's default): tcx on a kernel that has it
-    (Linux >= 6.6) when afcd is built with libbpf >= 1.3, clsact on 6.1
-    (issue 14.2)."""
+    (Linux >= 6.6) when afcd is built with libbpf >= 1.3, clsact on 6.1."""
     r = results[("cubic-reno", scheme)]
     tcx = release_tuple(r["kernel"]) >= (6, 6) and \
         tuple(int(x) for x in nslib.version()["libbpf_built"].split(".")) >= (1, 3)
