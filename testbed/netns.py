@@ -19,7 +19,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("AFCD_BUILD", os.path.join(ROOT, "build"))
 AFCD = os.path.join(BUILD, "afcd")
 BPF_OBJ = os.path.join(BUILD, "afcd.bpf.o")
-PIN_DIR = "/sys/fs/bpf/tc/globals"
+PIN_DIR = abi.PIN_DIR
 PIN_NAMES = abi.PIN_NAMES
 
 

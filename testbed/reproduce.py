@@ -18,7 +18,8 @@ import os
 import subprocess
 import time
 
-from . import bottleneck, figures as F, judge, scenario
+from . import figures as F, judge, scenario
+from .runs import CAL_BUSY_MAX, CAL_DURATION_S, CAL_RATES, CAL_SCHEME, CAL_WARMUP_S
 
 RUN_OVERHEAD_S = 15.0          # topology, loader, teardown per run (measured: 11-18 s)
 CAL_PROBE_S = 80.0             # one calibration probe with its overhead
@@ -106,34 +107,33 @@ def _done(out, fig_id, scheme, rep, rate):
 
 def calibrate_cell(cell, out, mode, resume):
     """The cell's rate: the highest of the calibration rates at which every
-    workload of CAL_FIGURES runs validly with margin (cli.calibrate's rule),
+    workload of CAL_FIGURES runs validly with margin (testbed.runs.calibrate()'s rule),
     kept in OUT/calibration-CELL.json (reused with resume)."""
-    from . import cli
     path = os.path.join(out, "calibration-%s.json" % cell)
     if resume and os.path.exists(path):
         with open(path) as fh:
             rate = float(json.load(fh)["rate_mbit"])
         say("reproduce: %s cell at the rate calibrated before, %g Mbit/s" % (cell, rate))
         return rate
-    rates = [r for r in cli.CAL_RATES if cell == "wan" or r <= CAL_RATES_DCN_MAX]
+    rates = [r for r in CAL_RATES if cell == "wan" or r <= CAL_RATES_DCN_MAX]
     probes, best = [], None
     for rate in rates:
         ok = True
         for fid in CAL_FIGURES[cell]:
             f = F.BY_ID[fid]
             say("calibrate %s: fig. %s's workload under %s at %g Mbit/s ..." % (
-                cell, fid, cli.CAL_SCHEME, rate))
+                cell, fid, CAL_SCHEME, rate))
             try:
-                r = scenario.run("cal-" + fid, cli.CAL_SCHEME, rate_mbit=rate,
-                                 rtt_ms=f.rtt_ms(rate), duration_s=cli.CAL_DURATION_S + 4,
-                                 warmup_s=cli.CAL_WARMUP_S, buffer_bdp=f.buffer_bdp,
+                r = scenario.run("cal-" + fid, CAL_SCHEME, rate_mbit=rate,
+                                 rtt_ms=f.rtt_ms(rate), duration_s=CAL_DURATION_S + 4,
+                                 warmup_s=CAL_WARMUP_S, buffer_bdp=f.buffer_bdp,
                                  target_ms=f.target_ms(rate), interval_ms=f.interval_ms(rate),
                                  wl=f.workload(rate, mode), update_period_ms=None)
             except Exception as e:         # noqa: BLE001 (report, try the next rate)
                 say("    failed: %s" % e)
                 ok = False
                 break
-            good = r["valid"] and r["cpu"]["guest_busy"] <= cli.CAL_BUSY_MAX
+            good = r["valid"] and r["cpu"]["guest_busy"] <= CAL_BUSY_MAX
             probes.append({"rate_mbit": rate, "figure": fid, "valid": r["valid"],
                            "invalid_reasons": r["invalid_reasons"], "cpu": r["cpu"],
                            "timer_late_ms": r["timer_late_ms"]})
@@ -154,7 +154,7 @@ def calibrate_cell(cell, out, mode, resume):
     with open(path, "w") as fh:
         json.dump({"cell": cell, "rate_mbit": best, "probes": probes,
                    "kernel": os.uname().release, "date": time.strftime("%Y-%m-%d %H:%M"),
-                   "workloads": CAL_FIGURES[cell], "guest_busy_max": cli.CAL_BUSY_MAX}, fh,
+                   "workloads": CAL_FIGURES[cell], "guest_busy_max": CAL_BUSY_MAX}, fh,
                   indent=1)
     say("calibrate %s: %g Mbit/s" % (cell, best))
     return best

@@ -9,17 +9,6 @@ from testbed import netns as nslib
 from testbed.netns import afcd, afcd_stats, in_ns, start_loader, stop
 
 
-def test_abi_lists_parsed():
-    """Expected result: the header's lists parse to what the ABI has always
-    had (a parse error would silently empty every generated output)."""
-    assert [n for _, n in abi.PINS][:3] == ["afcd_cfg", "afcd_est", "afcd_queue"]
-    assert len(abi.PINS) == 11 and len(set(abi.PIN_NAMES)) == 11
-    assert abi.ALGOS == ["droptail", "codel", "afd", "afcd", "fall"]
-    assert abi.AGGS == ["unclassified", "overflow"]
-    assert [k for k, _, _, _ in abi.STATS][:2] == ["passed", "passed_bytes"]
-    assert all(h for _, _, _, h in abi.STATS + abi.ASTATS + abi.GSTATS)
-
-
 def test_outputs_follow_the_lists(pair):
     """Expected result: stats -j has one key per counter of each list (queue:
     AFCD_STATS + AFCD_ASTATS, global: AFCD_GSTATS, in order); /metrics has

@@ -15,12 +15,11 @@ of each run is printed, not asserted.
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TESTBED = os.path.join(ROOT, "tools", "afcd-testbed")
+TESTBED = [os.path.join(ROOT, "tools", "afcd-testbed")]   # python3 -m testbed
 RATE, RTT, TARGET = 40.0, 20.0, 5.0
 
 from testbed import cli
@@ -49,7 +48,7 @@ RUNS = ["cubic-reno:droptail", "cubic-reno:afcd", "cubic-reno:fall",
 @pytest.fixture(scope="module", params=kernels(), ids=lambda k: "linux-%s" % (k or "host"))
 def results(request, tmp_path_factory):
     out = str(tmp_path_factory.mktemp("vm-scenarios"))
-    r = subprocess.run([sys.executable, TESTBED, "run", ",".join(RUNS), "--duration", "12",
+    r = subprocess.run(TESTBED + ["run", ",".join(RUNS), "--duration", "12",
                         "--rate", str(RATE), "--rtt", str(RTT), "--target", str(TARGET),
                         "--out", out] + (["--kernel", request.param] if request.param else []),
                        timeout=1500)
@@ -134,7 +133,7 @@ def test_hook_follows_the_kernel(results, scheme):
 
 def test_tracer_measured_sojourn_matches_prediction(tmp_path):
     out = str(tmp_path)
-    r = subprocess.run([sys.executable, TESTBED, "script",
+    r = subprocess.run(TESTBED + ["script",
                         os.path.join(ROOT, "tests", "vm", "trace_check.py"), "--out", out],
                        timeout=900)
     assert r.returncode == 0
@@ -164,7 +163,7 @@ def test_reproduce_smoke(tmp_path):
     figure judged on its runs (4.4); `reproduce --judge` on the same
     directory gives the same verdicts."""
     out = str(tmp_path / "repro")
-    r = subprocess.run([sys.executable, TESTBED, "reproduce", "4.3,4.4", "--mode", "quick",
+    r = subprocess.run(TESTBED + ["reproduce", "4.3,4.4", "--mode", "quick",
                         "--schemes", "pfifo,fall", "--rate", "20", "--out", out],
                        timeout=900)
     assert r.returncode == 0
@@ -185,7 +184,7 @@ def test_reproduce_smoke(tmp_path):
     assert "Scaled reproduction, not a 10 Gb/s replication" in md and "| premise |" in md
     assert os.path.exists(os.path.join(out, "fig4.4", "fig4.4.md"))
     assert os.path.exists(os.path.join(out, "reproduction.md"))
-    subprocess.run([sys.executable, TESTBED, "reproduce", "4.3", "--judge", out], check=True,
+    subprocess.run(TESTBED + ["reproduce", "4.3", "--judge", out], check=True,
                    timeout=300)
     with open(os.path.join(out, "fig4.3", "verdict.json")) as fh:
         assert json.load(fh)["verdict"] == v1
@@ -200,7 +199,7 @@ def test_sender_pacing_kept(tmp_path):
     queue's departure, the datagrams left up to 1.58 s early and a paced
     flow ran at the queue's rate)."""
     out = str(tmp_path)
-    r = subprocess.run([sys.executable, TESTBED, "script",
+    r = subprocess.run(TESTBED + ["script",
                         os.path.join(ROOT, "tests", "vm", "pacing_check.py"), "--out", out],
                        timeout=900)
     assert r.returncode == 0

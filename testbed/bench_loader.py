@@ -1,8 +1,8 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-"""afcd-bench-loader - CPU cost of refreshing the fair-share estimates.
+"""CPU cost of refreshing the fair-share estimates (the second half of
+`make bench`).
 
-  afcd-bench-loader [--flows N] [--period 1ms] [--seconds S] [--refresh kernel,user]
+  python3 -m testbed.bench_loader [--flows N] [--period 1ms] [--seconds S] [--refresh kernel,user]
 
 Attaches the loader to a veth in a scratch namespace (without sch_fq:
 only the control plane is measured), creates N flows with real UDP
@@ -29,8 +29,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-from testbed import netns as nslib  # noqa: E402  (the package at the top of this checkout)
+from . import netns as nslib
 
 HZ = os.sysconf("SC_CLK_TCK")
 
@@ -79,7 +78,7 @@ def measure(x, a, mode):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(prog="python3 -m testbed.bench_loader")
     ap.add_argument("--flows", type=int, default=10000)
     ap.add_argument("--period", default="1ms")
     ap.add_argument("--seconds", type=float, default=10.0)
@@ -87,7 +86,7 @@ def main():
                     help="modes to measure, comma-separated (kernel, user)")
     a = ap.parse_args()
     if os.geteuid():
-        sys.exit("afcd-bench-loader: needs root")
+        sys.exit("testbed.bench_loader: needs root")
     nslib.ensure_bpffs()
     nss = nslib.Namespaces("lb")
     try:

@@ -2,7 +2,7 @@
 """The testbed's report: a run marked invalid (it measured the machine,
 not the scheme) is shown and counted but left out of the means that the
 table, the targets and the plots use."""
-from testbed import cli
+from testbed import report
 
 
 def _run(scheme, rep, cubic, udp, jain, valid=True, why=()):
@@ -28,15 +28,15 @@ def test_invalid_runs_left_out_of_the_means():
     would miss CUBIC's 40 % target of 14 Mbit/s)."""
     rs = [_run("afcd", 1, 14.0, 17.0, 0.99), _run("afcd", 2, 16.0, 17.0, 0.999),
           _run("afcd", 3, 0.0, 17.0, 0.5, False, ["sender cubic sent nothing"])]
-    a = _by(cli.aggregate(rs))["afcd"]
+    a = _by(report.aggregate(rs))["afcd"]
     assert (a["repeats"], a["valid_runs"], a["valid"]) == (3, 2, False)
     assert a["flows"][0]["goodput_mbps"] == 15.0
     assert abs(a["jain"] - 0.9945) < 1e-9
     assert a["cpu"]["guest_busy"] == 0.6
-    row = cli.table([a]).splitlines()[2]
+    row = report.table([a]).splitlines()[2]
     assert "cubic 15.0" in row and row.endswith("| 2/3 (sender cubic sent nothing) |")
     assert any(line.startswith("ok ") and "CUBIC 15.0 >= 40 %" in line
-               for line in cli.targets([a]))
+               for line in report.targets([a]))
 
 
 def test_no_valid_run_averages_all_and_says_so():
@@ -45,18 +45,18 @@ def test_no_valid_run_averages_all_and_says_so():
     its means are of invalid runs, and the targets tag it."""
     rs = [_run("fall", i, 10.0 + i, 20.0, 0.9, False, ["guest CPU saturated"])
           for i in (1, 2, 3)]
-    a = _by(cli.aggregate(rs))["fall"]
+    a = _by(report.aggregate(rs))["fall"]
     assert (a["repeats"], a["valid_runs"], a["valid"]) == (3, 0, False)
     assert a["flows"][0]["goodput_mbps"] == 12.0
-    assert "0/3 (guest CPU saturated; none valid: means of all runs)" in cli.table([a])
-    assert all("(invalid runs)" in line for line in cli.targets([a]))
+    assert "0/3 (guest CPU saturated; none valid: means of all runs)" in report.table([a])
+    assert all("(invalid runs)" in line for line in report.targets([a]))
 
 
 def test_all_valid_unchanged():
     """Expected result: with every run valid, all are averaged and the row
     says 3/3 with no reasons."""
     rs = [_run("fq_codel", i, 16.0 + i, 17.0, 0.99) for i in (1, 2, 3)]
-    a = _by(cli.aggregate(rs))["fq_codel"]
+    a = _by(report.aggregate(rs))["fq_codel"]
     assert (a["repeats"], a["valid_runs"], a["valid"]) == (3, 3, True)
     assert a["flows"][0]["goodput_mbps"] == 18.0
-    assert cli.table([a]).splitlines()[2].endswith("| 3/3 |")
+    assert report.table([a]).splitlines()[2].endswith("| 3/3 |")

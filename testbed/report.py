@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""The demo's and `run`'s report: results aggregated over repeats (the
+invalid runs left out of the means), the table, the demo's targets and
+the plots."""
+import glob
+import json
+import os
+
+DEMO_SCENARIOS = ["cubic-udp1", "cubic-udp", "cubic-udp3", "cubic-4udp", "cubic-reno-60",
+                  "cubic-reno-120"]
+DEMO_SCHEMES = ["pfifo", "kcodel", "fq_codel", "afcd", "fall"]
+DEMO_REPEAT = 3
+
+
+def say(*a):
+    print(*a, flush=True)
+
+
+def _mean_sd(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return None, None
+    m = sum(xs) / len(xs)
+    sd = (sum((x - m) ** 2 for x in xs) / (len(xs) - 1)) ** 0.5 if len(xs) > 1 else 0.0
+    return m, sd
+
+
+def aggregate(results):
+    """One entry per (scenario, scheme): mean and sd of every metric over
+    the valid repeats (over all of them only when none is valid: an
+    invalid run measured the machine, not the scheme), the repeats'
+    validity, and result-like fields (flows' goodput = mean, delay samples
+    pooled, time series those of the first run averaged) so that the plots
+    take it too. Fields: repeats, valid_runs (the runs averaged, or all
+    when 0), valid (all repeats valid), invalid_reasons, sd."""
+    groups = {}
+    for r in results:
+        groups.setdefault((r["scenario"], r["scheme"]), []).append(r)
+    out = []
+    for (name, scheme), runs in groups.items():
+        good = [r for r in runs if r.get("valid", True)]
+        rs = good or runs
+        a = dict(rs[0])
+        a["repeats"] = len(runs)
+        a["valid_runs"] = len(good)
+        a["valid"] = len(good) == len(runs)
+        a["invalid_reasons"] = sorted({x for r in runs for x in r.get("invalid_reasons", [])})
+        sd = {}
+        a["flows"] = []
+        for f in rs[0]["flows"]:
+            vals = [next((g["goodput_mbps"] for g in r["flows"] if g["name"] == f["name"]), None)
+                    for r in rs]
+            m, s = _mean_sd(vals)
+            a["flows"].append(dict(f, goodput_mbps=m, goodput_sd=s))
+        for key in ("jain", "utilization", "overlimit_share_after_warmup"):
+            a[key], sd[key] = _mean_sd([r.get(key) for r in rs])
+        a["queue_delay_ms"] = {}
+        for p in ("p50", "p95", "p99", "max"):
+            a["queue_delay_ms"][p], sd["qdelay_" + p] = _mean_sd(
+                [r["queue_delay_ms"][p] for r in rs])
+        a["cpu"] = {}
+        for k in ("guest_busy", "loader_busy"):
+            a["cpu"][k], sd[k] = _mean_sd([r.get("cpu", {}).get(k) for r in rs])
+        a["sd"] = sd
+        a["queue_delay_samples_ms"] = [x for r in rs for x in r.get("queue_delay_samples_ms", [])]
+        out.append(a)
+    return out
+
+
+def table(results):
+    """Markdown table of aggregated results: mean (and +- sd) over the
+    valid repeats; the last column: valid/all repeats and why not."""
+    def pm(m, s, fmt):
+        if m is None:
+            return "-"
+        return (fmt % m) + (" ± " + fmt % s if s else "")
+    lines = ["| scenario | scheme | goodput per flow (Mbit/s) | Jain | util | "
+             "qdelay p50 | qdelay p99 | guest CPU | loader CPU | valid |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        q, sd = r["queue_delay_ms"], r.get("sd", {})
+        cpu = r.get("cpu", {})
+        valid = ("%d/%d" % (r.get("valid_runs", 1), r.get("repeats", 1)) +
+                 ("" if r.get("valid", True) else " (" + "; ".join(
+                     r["invalid_reasons"] + (["none valid: means of all runs"]
+                                             if not r.get("valid_runs") else [])) + ")"))
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["scenario"], r["label"],
+            ", ".join("%s %s" % (f["name"], pm(f["goodput_mbps"], f.get("goodput_sd"), "%.1f"))
+                      for f in r["flows"]),
+            pm(r["jain"], sd.get("jain"), "%.3f"),
+            pm(100 * (r["utilization"] or 0), 100 * (sd.get("utilization") or 0), "%.0f%%"),
+            pm(q["p50"], sd.get("qdelay_p50"), "%.1f ms"),
+            pm(q["p99"], sd.get("qdelay_p99"), "%.1f ms"),
+            pm(100 * (cpu.get("guest_busy") or 0), None, "%.0f%%"),
+            pm(100 * cpu["loader_busy"], None, "%.1f%%") if cpu.get("loader_busy") is not None
+            else "-", valid))
+    return "\n".join(lines)
+
+
+def targets(agg):
+    """The demo's targets, checked on aggregated results and printed (never
+    asserted: they are figures, with their validity): per scenario, AFCD's
+    and FaLL's Jain at least fq_codel's - 0.02; CUBIC at least 40 % against
+    one UDP flow at 1.5x; utilization at least 0.90; AFCD's median
+    queueing delay at most 1.5x target; horizon drops under 1 % of all
+    drops after the warm-up. Returns lines 'ok'/'MISS'."""
+    by = {(r["scenario"], r["scheme"]): r for r in agg}
+    lines = []
+
+    def check(ok, what):
+        lines.append("%-4s %s" % ("ok" if ok else "MISS", what))
+    for (name, scheme), r in sorted(by.items()):
+        if scheme not in ("afcd", "fall"):
+            continue
+        tag = "%s/%s%s" % (name, scheme, "" if r.get("valid", True) else " (invalid runs)")
+        fq = by.get((name, "fq_codel"))
+        if fq and r["jain"] is not None and fq["jain"] is not None:
+            check(r["jain"] >= fq["jain"] - 0.02,
+                  "%s: Jain %.3f >= fq_codel's %.3f - 0.02" % (tag, r["jain"], fq["jain"]))
+        if name == "cubic-udp":
+            c = next(f["goodput_mbps"] for f in r["flows"] if f["name"] == "cubic")
+            check(c >= 0.40 * r["rate_mbit"], "%s: CUBIC %.1f >= 40 %% of %g Mbit/s" %
+                  (tag, c, r["rate_mbit"]))
+        if r["utilization"] is not None:
+            check(r["utilization"] >= 0.90, "%s: utilization %.2f >= 0.90" %
+                  (tag, r["utilization"]))
+        if scheme == "afcd" and r["queue_delay_ms"]["p50"] is not None:
+            check(r["queue_delay_ms"]["p50"] <= 1.5 * r["target_ms"],
+                  "%s: median queueing delay %.1f ms <= 1.5 x target %g ms" %
+                  (tag, r["queue_delay_ms"]["p50"], r["target_ms"]))
+        ovl = r.get("overlimit_share_after_warmup")
+        if ovl is not None:
+            check(ovl < 0.01, "%s: horizon drops %.2f %% of drops after warm-up < 1 %%" %
+                  (tag, 100 * ovl))
+    return lines
+
+
+def report(agg):
+    """Print the table, the targets and the count of invalid runs of
+    aggregated results (what `demo`, `run` and `plot` show)."""
+    say("\n" + table(agg))
+    tl = targets(agg)
+    if tl:
+        say("\ntargets (figures, not tests):\n" + "\n".join(tl))
+    n = sum(r["repeats"] for r in agg)
+    bad = n - sum(r["valid_runs"] for r in agg)
+    if bad:
+        say("\n%d of %d runs are INVALID (they measured the machine, not the scheme; left "
+            "out of the means): %s" % (bad, n, "; ".join(sorted({x for r in agg
+                                                                for x in r["invalid_reasons"]}))))
+
+
+def make_plots(results, out_dir):
+    from . import plots
+    paths = []
+    for name in sorted({r["scenario"] for r in results}):
+        rs = [r for r in results if r["scenario"] == name]
+        paths.append(plots.scenario_figure(rs, os.path.join(out_dir, "%s.png" % name)))
+    if results:
+        paths.append(plots.summary_figure(results, os.path.join(out_dir, "summary.png")))
+    return paths
+
+
+def load_results(out_dir):
+    """The aggregated results of a results directory, in the demo's order
+    of scenarios and schemes (others after them, by name)."""
+    rs = []
+    for p in sorted(glob.glob(os.path.join(out_dir, "*.json"))):
+        if p.endswith("summary.json"):
+            continue
+        with open(p) as fh:
+            r = json.load(fh)
+        if "scenario" in r and "scheme" in r:
+            rs.append(r)
+    rs = aggregate(rs)
+    rs.sort(key=lambda r: (DEMO_SCENARIOS.index(r["scenario"])
+                           if r["scenario"] in DEMO_SCENARIOS else 99, r["scenario"],
+                           DEMO_SCHEMES.index(r["scheme"])
+                           if r["scheme"] in DEMO_SCHEMES else 99, r["scheme"]))
+    return rs

@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""Runs of scenarios under schemes, one after the other, resumable, and
+the calibration that picks their rate: the highest at which this machine
+runs the heaviest workload validly (testbed/validity.py) with a margin."""
+import json
+import os
+import time
+
+from . import scenario, validity
+
+# calibration: the heaviest workload of the runs asked for (the most UDP
+# relative to the rate; cubic-udp by default) under AFCD (its loader
+# included), short runs, rates tried from the top down. A probe counts only
+# with a margin below the validity limits (CAL_BUSY_MAX), because the real
+# runs last longer and some schemes cost more.
+CAL_SCENARIO, CAL_SCHEME, CAL_DURATION_S, CAL_WARMUP_S = "cubic-udp", "afcd", 8.0, 2.0
+CAL_RATES = [150.0, 100.0, 70.0, 50.0, 35.0, 25.0, 18.0, 12.0, 8.0, 5.0]
+CAL_BUSY_MAX = 0.75
+GLOBAL_DEFAULTS = {"rtt_ms": 20.0, "duration_s": 15.0, "warmup_s": 3.0}
+
+
+def say(*a):
+    print(*a, flush=True)
+
+
+def run_params(args, name):
+    """rtt/duration/warmup of a scenario: the command line, else the
+    scenario's own defaults, else the global ones."""
+    d = dict(GLOBAL_DEFAULTS, **scenario.defaults(name))
+    return {"rtt_ms": args.rtt if args.rtt is not None else d["rtt_ms"],
+            "duration_s": args.duration if args.duration is not None else d["duration_s"],
+            "warmup_s": args.warmup if args.warmup is not None else d["warmup_s"]}
+
+
+def previous(out_dir, name, scheme, repeat, rate):
+    """The result JSON an earlier, interrupted invocation left for this run
+    at this rate (--resume), or None: a missing, unreadable or other-rate
+    file means the run is done again."""
+    path = os.path.join(out_dir, "%s-%s%s.json" % (name, scheme,
+                                                   "" if repeat is None else "-r%d" % repeat))
+    try:
+        with open(path) as fh:
+            res = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return res if res.get("rate_mbit") == rate else None
+
+
+def run_many(runs, args, out_dir, rate):
+    results = []
+    total = len(runs) * args.repeat
+    i = 0
+    for k in range(args.repeat):
+        for name, scheme in runs:
+            i += 1
+            t0 = time.time()
+            done = previous(out_dir, name, scheme, k + 1 if args.repeat > 1 else None, rate) \
+                if args.resume else None
+            if done is not None:
+                say("[%d/%d] %s under %s%s: kept from an earlier run" % (
+                    i, total, name, scheme, " (repeat %d)" % (k + 1) if args.repeat > 1 else ""))
+                results.append(done)
+                continue
+            say("[%d/%d] %s under %s%s ..." % (i, total, name, scheme,
+                                              " (repeat %d)" % (k + 1) if args.repeat > 1 else ""))
+            try:
+                for attempt in (1, 2):
+                    res = scenario.run(name, scheme, rate_mbit=rate, buffer_bdp=args.buffer,
+                                       target_ms=args.target, interval_ms=args.interval,
+                                       ecn=args.ecn, out_dir=out_dir,
+                                       repeat=k + 1 if args.repeat > 1 else None,
+                                       **run_params(args, name))
+                    if attempt == 2 or not validity.sender_failed(res):
+                        break
+                    say("    a sender reported nothing (%s): running it once more" %
+                        "; ".join(res["invalid_reasons"]))
+            except Exception as e:  # report and go on with the next run
+                say("    failed: %s" % e)
+                continue
+            say("    %s  (%.0f s)" % (scenario.one_line(res), time.time() - t0))
+            results.append(res)
+    return results
+
+
+def heaviest(names):
+    """The scenario with the most UDP load relative to the rate (the one
+    that needs the most of the machine), cubic-udp if none has UDP."""
+    load = {n: sum(f.rate_mbit for f in scenario._flows(scenario.SCENARIOS[n][2], 1.0)
+                   if f.proto == "udp") for n in names}
+    best = max(load, key=lambda n: load[n]) if load else CAL_SCENARIO
+    return best if load.get(best) else CAL_SCENARIO
+
+
+def calibrate(out_dir, workload=CAL_SCENARIO):
+    """The highest bottleneck rate (Mbit/s) at which this machine runs the
+    workload validly, with CAL_BUSY_MAX of margin on the guest's CPU;
+    writes out_dir/calibration.json."""
+    probes, best = [], None
+    for rate in CAL_RATES:
+        say("calibrate: %s under %s at %g Mbit/s ..." % (workload, CAL_SCHEME, rate))
+        try:
+            r = scenario.run(workload, CAL_SCHEME, rate_mbit=rate, rtt_ms=20.0,
+                             duration_s=CAL_DURATION_S, warmup_s=CAL_WARMUP_S)
+        except Exception as e:
+            say("    failed: %s" % e)
+            continue
+        probes.append({"rate_mbit": rate, "valid": r["valid"],
+                       "invalid_reasons": r["invalid_reasons"], "cpu": r["cpu"],
+                       "timer_late_ms": r["timer_late_ms"],
+                       "senders": {f["name"]: (f.get("client") or {}).get("sent_mbps")
+                                   for f in r["flows"]}})
+        ok = r["valid"] and r["cpu"]["guest_busy"] <= CAL_BUSY_MAX
+        say("    %s (guest %.0f %% busy)" % (
+            ("valid" if ok else "valid, but without margin (guest > %.0f %% busy)" %
+             (100 * CAL_BUSY_MAX)) if r["valid"] else
+            "invalid: " + "; ".join(r["invalid_reasons"]), 100 * r["cpu"]["guest_busy"]))
+        if ok:
+            best = rate
+            break
+    if best is None:
+        best = CAL_RATES[-1]
+        say("calibrate: no rate ran validly; using the lowest, %g Mbit/s" % best)
+    cal = {"rate_mbit": best, "kernel": os.uname().release, "date": time.strftime("%Y-%m-%d %H:%M"),
+           "workload": "%s under %s, %g s" % (workload, CAL_SCHEME, CAL_DURATION_S),
+           "guest_busy_max": CAL_BUSY_MAX,
+           "probes": probes}
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "calibration.json"), "w") as fh:
+        json.dump(cal, fh, indent=1)
+    say("calibrate: this machine runs the workload validly at %g Mbit/s" % best)
+    return best

@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""The VM the testbed runs in when this kernel lacks sch_fq or netem: the
+Debian kernels in /boot, and a command re-run inside virtme-ng (TCG
+unless AFCD_VM_KVM=1), this filesystem read-only, results written back
+through --rwdir."""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from . import netns as nslib
+
+ROOT = nslib.ROOT
+# the modules the scenarios use (Debian builds them as modules)
+VM_MODULES = ["sch_fq", "sch_netem", "sch_htb", "sch_tbf", "sch_codel", "sch_fq_codel",
+              "sch_pie", "sch_red", "sch_sfb", "sch_cake", "sch_fq_pie", "sch_ingress",
+              "cls_bpf", "veth", "tcp_highspeed", "tcp_dctcp", "tcp_bbr"]
+
+
+def say(*a):
+    print(*a, flush=True)
+
+
+def kernel_has_qdiscs(kinds=("fq", "netem")):
+    """Try each qdisc on lo of a scratch namespace."""
+    name = "afcd-probe%d" % os.getpid()
+    if subprocess.run(["ip", "netns", "add", name], capture_output=True).returncode:
+        return False
+    try:
+        ok = True
+        for k in kinds:
+            r = subprocess.run(nslib.ns_cmd(name, ["tc", "qdisc", "add", "dev", "lo", "root",
+                                                   k]), capture_output=True)
+            ok &= r.returncode == 0
+            subprocess.run(nslib.ns_cmd(name, ["tc", "qdisc", "del", "dev", "lo", "root"]),
+                           capture_output=True)
+        return ok
+    finally:
+        subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
+VM_KERNEL_DEFAULT = "6.1"   # Debian 12's own; "6.12" is bookworm's second
+
+
+def vm_kernels(series=None):
+    """The Debian kernels in /boot, newest first; with series ("6.1",
+    "6.12") only those of it."""
+    ks = sorted(glob.glob("/boot/vmlinuz-*-amd64"), reverse=True,
+                key=lambda p: [int(x) if x.isdigit() else -1
+                               for x in os.path.basename(p)[8:].replace("-", ".")
+                               .replace("+", ".").split(".")])
+    if series:
+        ks = [k for k in ks if os.path.basename(k).startswith("vmlinuz-%s." % series)]
+    return ks
+
+
+def vm_kernel(want=None):
+    """--kernel: a path to a vmlinuz, or a series ("6.1", "6.12": its newest
+    kernel in /boot). None when there is no such kernel."""
+    want = want or os.environ.get("AFCD_VM_KERNEL") or VM_KERNEL_DEFAULT
+    if os.path.sep in want:
+        return want if os.path.exists(want) else None
+    ks = vm_kernels(want)
+    return ks[0] if ks else None
+
+
+def in_vm():
+    return os.environ.get("AFCD_IN_VM") == "1"
+
+
+def vm_exec(argv, rwdirs, timeout_s, want_kernel=None):
+    """Re-run argv (afcd-testbed's arguments) inside a virtme-ng VM booted
+    from the kernel want_kernel names (vm_kernel()), with rwdirs writable;
+    the VM's console relayed. Returns its exit code, 124 after timeout_s."""
+    kernel = vm_kernel(want_kernel)
+    vng = shutil.which("vng")
+    if not kernel or not vng:
+        subprocess.run([os.path.join(ROOT, "tools", "deps.sh"), "--vm"], check=True)
+        kernel, vng = vm_kernel(want_kernel), shutil.which("vng")
+    if not kernel or not vng:
+        sys.exit("afcd-testbed: need Debian's Linux %s in /boot and virtme-ng "
+                 "(tools/deps.sh --vm)" % (want_kernel or VM_KERNEL_DEFAULT))
+    inner = ("set -e; mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf; "
+             "for m in %s; do modprobe -q $m 2>/dev/null || true; done; "
+             "cd %s; export MPLCONFIGDIR=/tmp; AFCD_IN_VM=1 /usr/bin/python3 -m testbed %s "
+             "--vm never" % (" ".join(VM_MODULES), ROOT,
+              " ".join("'%s'" % a.replace("'", "'\\''") for a in argv)))
+    cmd = [vng, "-r", kernel, "--cpus", "2", "--memory", "2G",
+           "--append", "tsc=reliable clocksource=tsc"]
+    if os.environ.get("AFCD_VM_KVM") != "1":
+        cmd.insert(1, "--disable-kvm")
+    for d in rwdirs:
+        os.makedirs(d, exist_ok=True)
+        cmd += ["--rwdir", os.path.abspath(d)]
+    cmd += ["--", inner]
+    say("afcd-testbed: this kernel (%s) lacks sch_fq/netem: running in a VM (%s, %s)" %
+        (os.uname().release, os.path.basename(kernel),
+         "KVM" if os.environ.get("AFCD_VM_KVM") == "1" else "TCG"))
+    # relay the VM's console through a pipe: qemu may reopen or truncate a
+    # stdout that is a file (CI logs), losing what was printed before
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, errors="replace")
+    deadline = time.time() + timeout_s
+    for line in p.stdout:
+        sys.stdout.write(line)
+        sys.stdout.flush()
+        if time.time() > deadline:
+            p.kill()
+            say("afcd-testbed: the VM did not finish within %d s" % timeout_s)
+            return 124
+    return p.wait()
