@@ -71,20 +71,20 @@ $(OUT)/afcd: loader/*.c loader/*.h $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(H
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DAFCD_VERSION='"$(VERSION)"' $(INCLUDES) -Iloader \
 		loader/*.c -o $@ $(LDFLAGS) $(LIBS) -lmicrohttpd -lmnl -ljson-c -lm
 
-$(OUT)/test_law: tests/unit/test_law.c tests/unit/pkt.h tests/unit/check.h $(HDRS) | $(OUT)
+$(OUT)/test_law: tests/unit/test_law.c lib/pkt.h tests/unit/check.h $(HDRS) | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -Wno-unknown-pragmas $(INCLUDES) -Itests/unit $< -o $@ -lm
+	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -Wno-unknown-pragmas $(INCLUDES) -Ilib -Itests/unit $< -o $@ -lm
 
 # the BPF_PROG_TEST_RUN tests: one runner, a file per concern (tests/bpf)
-$(OUT)/test_datapath: tests/bpf/*.c tests/bpf/*.h tests/unit/pkt.h tests/unit/check.h \
+$(OUT)/test_datapath: tests/bpf/*.c tests/bpf/*.h lib/pkt.h tests/unit/check.h \
 		      $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(HDRS) | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Wno-unknown-pragmas $(INCLUDES) -Itests/unit -Itests/bpf tests/bpf/*.c \
+	$(Q)$(CC) $(CFLAGS) -Wno-unknown-pragmas $(INCLUDES) -Ilib -Itests/unit -Itests/bpf tests/bpf/*.c \
 		-o $@ $(LIBS) -lpthread -lm
 
-$(OUT)/afcd-bench: tools/afcd-bench.c tests/unit/pkt.h $(OUT)/afcd.skel.h $(OUT)/bench.skel.h $(HDRS) | $(OUT)
+$(OUT)/afcd-bench: tools/afcd-bench.c lib/pkt.h $(OUT)/afcd.skel.h $(OUT)/bench.skel.h $(HDRS) | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Itests/unit $< -o $@ $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ilib $< -o $@ $(LIBS)
 
 # the testbed's native queue sampler (testbed/qsample.py)
 $(OUT)/afcd-qsample: tools/afcd-qsample.c | $(OUT)

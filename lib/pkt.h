@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * pkt.h - crafted packets for BPF_PROG_TEST_RUN tests and the bench:
+ * pkt.h - crafted packets for the host tests, the BPF_PROG_TEST_RUN tests
+ * and the bench (lib/: what tools and tests share):
  * Ethernet, optional VLAN tags, IPv4 (with a valid header checksum) or
  * IPv6 (with optional extension headers), TCP/UDP ports, padding.
  */
-#ifndef AFCD_TEST_PKT_H
-#define AFCD_TEST_PKT_H
+#ifndef AFCD_PKT_H
+#define AFCD_PKT_H
 
 #include <arpa/inet.h>
 #include <stdint.h>
@@ -143,4 +144,4 @@ static inline struct pkt_spec pkt_tcp6(uint16_t sport, int total_len)
 	return s;
 }
 
-#endif /* AFCD_TEST_PKT_H */
+#endif /* AFCD_PKT_H */
