@@ -56,7 +56,7 @@ const struct opt_def attach_opts[] = {
 	{ "refresh", 0, OPT_CHOICE, ROFF(refresh), "MODE",
 	  "who runs the refresh step: kernel (a BPF timer, Linux >= 5.15), user (this "
 	  "process), auto (kernel if it can, default)", refresh_names },
-	{ "quiet", 'q', OPT_FLAG, ROFF(quiet), NULL, "only errors" },
+	{ "quiet", 'q', OPT_QUIET, 0, NULL, "only errors" },
 	{ "verbose", 'v', OPT_VERBOSE, 0, NULL, "libbpf's messages too" },
 	{ NULL }
 };
@@ -68,46 +68,56 @@ static void on_signal(int sig)
 	stop_flag = sig;
 }
 
-int cmd_attach(int argc, char **argv)
-{
-	struct run_opts ro = { .prom_addr = "127.0.0.1", .gc_idle_ns = 10000000000ULL };
-	struct params fp = {0}, cp = {0};
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = AFCD_PIN_DIR);
-	struct afcd_bpf *skel = NULL;
-	struct loop_state ls = {0};
-	struct pins p;
+/* One attach, from the checks to the teardown. */
+struct attach {
 	const char *dev;
-	char err[256];
 	__u32 ifindex;
-	__u64 start = 0, next, busy0;
-	double cpu0 = 0;
-	unsigned long long ticks = 0;
+	struct run_opts ro;
+	struct params fp;               /* the complete, validated parameters */
+	struct afcd_bpf *skel;          /* NULL when adopted */
+	struct pins p;
+	bool pins_open;
+	bool configured;                /* our config is written: detach undoes it */
+	bool fq_installed, adopted;
+	struct loop_state ls;
+	struct metrics_http *prom;
+	struct prom_ctx mctx;
+	__u64 start_ns;                 /* 0 until the loop starts */
+	__u64 busy0_ns;                 /* the kernel refresh step's time at the start */
+	double cpu0_s;
+	unsigned long long ticks;
+};
+
+/* Parse and check everything that can be checked without changing
+ * anything: the parameters, privileges, BTF, the namespace, another
+ * loader, the hook, sch_fq (installed here with --install-fq). 0, 1 or 2
+ * (usage), one line printed. */
+static int attach_check(struct attach *a, int argc, char **argv)
+{
+	struct params cp = {0};
+	char err[256];
 	__u32 other = 0;
-	bool fq_installed = false, adopted = false;
-	struct metrics_http *prom = NULL;
-	struct prom_ctx mctx = {0};
-	int rc = 1, lock = -1, werr;
 
 	if (argc < 2) {
 		pr_warn("usage: afcd attach DEV rate R [param value]... [options] (see 'afcd params')");
 		return 2;
 	}
-	dev = argv[1];
-	if (check_ifname(dev, &ifindex))
+	a->dev = argv[1];
+	if (check_ifname(a->dev, &a->ifindex))
 		return 1;
-	if (opts_parse(argc, argv, 2, attach_opts, &ro, &cp, NULL))
+	if (opts_parse(argc, argv, 2, attach_opts, &a->ro, &cp, NULL))
 		return 1;
-	if (ro.config_file) {
-		if (params_load_file(&fp, ro.config_file, err, sizeof(err))) {
+	if (a->ro.config_file) {
+		if (params_load_file(&a->fp, a->ro.config_file, err, sizeof(err))) {
 			pr_warn("%s", err);
 			return 1;
 		}
-		params_overlay(&fp, &cp);   /* flags override the file */
+		params_overlay(&a->fp, &cp);   /* flags override the file */
 	} else {
-		fp = cp;
+		a->fp = cp;
 	}
-	params_complete(&fp);
-	if (params_validate(&fp, err, sizeof(err))) {
+	params_complete(&a->fp);
+	if (params_validate(&a->fp, err, sizeof(err))) {
 		pr_warn("%s", err);
 		return 1;
 	}
@@ -118,164 +128,191 @@ int cmd_attach(int argc, char **argv)
 			"need CONFIG_DEBUG_INFO_BTF=y");
 		return 1;
 	}
-	if (check_netns(ifindex, dev, ro.takeover))
+	if (check_netns(a->ifindex, a->dev, a->ro.takeover))
 		return 1;
-	if (running_loader(ifindex, &other) && !ro.takeover) {
+	if (running_loader(a->ifindex, &other) && !a->ro.takeover) {
 		pr_warn("%s is already managed by the afcd loader with PID %u: stop it, or pass "
-			"--takeover to hand the interface to this one", dev, other);
+			"--takeover to hand the interface to this one", a->dev, other);
 		return 1;
 	}
-	if (ro.hook != HOOK_CLSACT) {
+	if (a->ro.hook != HOOK_CLSACT) {
 		char why[192];
 
-		if (tcx_available(ifindex, why, sizeof(why))) {
-			ro.hook = HOOK_TCX;
-		} else if (ro.hook == HOOK_TCX) {
+		if (tcx_available(a->ifindex, why, sizeof(why))) {
+			a->ro.hook = HOOK_TCX;
+		} else if (a->ro.hook == HOOK_TCX) {
 			pr_warn("--attach tcx: %s", why);
 			return 1;
 		} else {
-			ro.hook = HOOK_CLSACT;
+			a->ro.hook = HOOK_CLSACT;
 			pr_debug("--attach auto: clsact, since %s", why);
 		}
 	}
-	/* everything checked that can be checked without changing anything */
-	if (ro.skip_fq_check) {
-		if (!ro.quiet)
-			pr_info("--skip-fq-check: not checking for sch_fq; departure times are "
-				"stamped but only enforced if fq is the root qdisc");
-	} else if (fq_check(ifindex, dev, &fp.c, ro.install_fq, &fq_installed)) {
-		return 1;
+	if (a->ro.skip_fq_check) {
+		pr_info("--skip-fq-check: not checking for sch_fq; departure times are "
+			"stamped but only enforced if fq is the root qdisc");
+		return 0;
 	}
-	if (ro.prom_port) {         /* before anything changes: a port in use is refused */
-		mctx = (struct prom_ctx){ .dev = dev, .p = &p, .ifindex = ifindex };
-		prom = metrics_http_start(ro.prom_addr, ro.prom_port, prom_render_ctx, &mctx,
-					  err, sizeof(err));
-		if (!prom) {
+	return fq_check(a->ifindex, a->dev, &a->fp.c, a->ro.install_fq, &a->fq_installed) ? 1 : 0;
+}
+
+/* Load the program and its pins (or adopt the ones attached by hand or
+ * by a loader run with --keep), write the config, attach to the hook and
+ * take over the previous loader's estimate and scan. /metrics starts
+ * first, so that a port in use is refused before anything changes.
+ * 0, or 1 with one line printed and what was done left for
+ * attach_teardown(). */
+static int attach_load(struct attach *a)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = AFCD_PIN_DIR);
+	char err[256];
+	int lock, werr, prog_fd;
+
+	if (a->ro.prom_port) {
+		a->mctx = (struct prom_ctx){ .dev = a->dev, .p = &a->p, .ifindex = a->ifindex };
+		a->prom = metrics_http_start(a->ro.prom_addr, a->ro.prom_port, prom_render_ctx,
+					     &a->mctx, err, sizeof(err));
+		if (!a->prom) {
 			pr_warn("%s", err);
-			goto out_fq;
+			return 1;
 		}
 	}
 	if (ensure_bpffs(AFCD_PIN_DIR)) {
 		pr_warn("cannot mount bpffs on /sys/fs/bpf: %s", strerror(errno));
-		goto out_fq;
+		return 1;
 	}
-
 	/* from loading (which creates or reuses the pins) to the config written:
 	 * no detach may unlink the pins and no other attach take the same slot */
 	lock = pins_lock();
 	if (lock < 0)
-		goto out_fq;
-	if ((tc_find_afcd_filter(ifindex, NULL) || tcx_find_afcd(ifindex)) && !pins_open(&p, true)) {
-		adopted = true;   /* attached by hand or by a loader run with --keep */
+		return 1;
+	if ((tc_find_afcd_filter(a->ifindex, NULL) || tcx_find_afcd(a->ifindex)) &&
+	    !pins_open(&a->p, true)) {
+		a->adopted = true;
 	} else {
-		skel = afcd_bpf__open_opts(&oo);
-		if (!skel) {
+		a->skel = afcd_bpf__open_opts(&oo);
+		if (!a->skel) {
 			pr_warn("cannot open the BPF object: %s", strerror(errno));
-			goto out_fq;
+			goto fail_locked;
 		}
-		if (afcd_bpf__load(skel)) {
+		if (afcd_bpf__load(a->skel)) {
 			pr_warn("cannot load the BPF program (see libbpf's messages above); pinned "
 				"maps of an incompatible version? remove them with 'afcd detach DEV'");
-			goto out_skel;
+			goto fail_locked;
 		}
 		pins_chmod();
-		if (pins_open(&p, false))
-			goto out_skel;
+		if (pins_open(&a->p, false))
+			goto fail_locked;
 	}
-	fp.c.flags |= fq_installed ? AFCD_F_FQ_INSTALLED : 0;
-	if (adopted) {
+	a->pins_open = true;
+	a->fp.c.flags |= a->fq_installed ? AFCD_F_FQ_INSTALLED : 0;
+	if (a->adopted) {
 		struct afcd_config old;
 
-		if (!cfg_lookup(&p, ifindex, &old))
-			fp.c.flags |= old.flags & AFCD_F_FQ_INSTALLED;
+		if (!cfg_lookup(&a->p, a->ifindex, &old))
+			a->fp.c.flags |= old.flags & AFCD_F_FQ_INSTALLED;
 	}
-	werr = config_write_locked(&p, ifindex, &fp.c);
+	werr = config_write_locked(&a->p, a->ifindex, &a->fp.c);
 	pins_unlock(lock);
-	lock = -1;
 	if (werr)
-		goto out_pins;
-	if (!adopted && (ro.hook == HOOK_TCX ?
-			 tcx_attach(ifindex, dev, bpf_program__fd(skel->progs.afcd_egress)) :
-			 tc_attach(ifindex, dev, bpf_program__fd(skel->progs.afcd_egress))))
-		goto out_detach;
-	/* adopt the previous loader's controller state and scan, if any */
-	if (bpf_map_lookup_elem(p.est, &fp.c.slot, &ls.e))
-		memset(&ls.e, 0, sizeof(ls.e));
-	busy0 = ls.e.busy_ns;
-	if (bpf_map_lookup_elem(p.scan, &fp.c.slot, &ls.sc))
-		memset(&ls.sc, 0, sizeof(ls.sc));
-	if (ro.refresh != REFRESH_USER) {
+		return 1;
+	a->configured = true;
+	if (!a->adopted) {
+		prog_fd = bpf_program__fd(a->skel->progs.afcd_egress);
+		if (a->ro.hook == HOOK_TCX ? tcx_attach(a->ifindex, a->dev, prog_fd) :
+		    tc_attach(a->ifindex, a->dev, prog_fd))
+			return 1;
+	}
+	if (bpf_map_lookup_elem(a->p.est, &a->fp.c.slot, &a->ls.e))
+		memset(&a->ls.e, 0, sizeof(a->ls.e));
+	a->busy0_ns = a->ls.e.busy_ns;
+	if (bpf_map_lookup_elem(a->p.scan, &a->fp.c.slot, &a->ls.sc))
+		memset(&a->ls.sc, 0, sizeof(a->ls.sc));
+	return 0;
+fail_locked:
+	pins_unlock(lock);
+	return 1;
+}
+
+/* Arm the refresh (the kernel's BPF timer where it can, this process
+ * otherwise; --refresh), then run the loop until a signal, --duration,
+ * or the interface is lost, taken over or detached. Returns the exit
+ * status; sets ro.keep where nothing of ours is left to remove, clears
+ * it where what is left must go. */
+static int attach_run(struct attach *a)
+{
+	struct loop_state *ls = &a->ls;
+	__u64 next;
+
+	if (a->ro.refresh != REFRESH_USER) {
 		char why[160];
 
-		ls.ctl = ctl_load(why, sizeof(why));
-		if (!ls.ctl && ro.refresh == REFRESH_KERNEL) {
+		ls->ctl = ctl_load(why, sizeof(why));
+		if (!ls->ctl && a->ro.refresh == REFRESH_KERNEL) {
 			pr_warn("--refresh kernel: %s", why);
-			rc = 1;
-			goto out_stop;
+			return 1;
 		}
-		if (!ls.ctl && !ro.quiet)
+		if (!ls->ctl)
 			pr_info("%s: refreshing from user space", why);
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	start = next = now_ns();
-	cpu0 = cpu_seconds();     /* loading and verifying not counted below */
-	ls.last_gc_ns = start;
-	if (!loop_tick(&p, ifindex, &ls, start)) {     /* the first scan, before arming */
-		pr_warn("%s lost its afcd %s while attaching", dev, ls.lost[0] ? ls.lost : "config");
-		goto out_stop;
+	a->start_ns = next = now_ns();
+	a->cpu0_s = cpu_seconds();     /* loading and verifying not counted */
+	ls->last_gc_ns = a->start_ns;
+	if (!loop_tick(&a->p, a->ifindex, ls, a->start_ns)) {   /* the first scan, before arming */
+		pr_warn("%s lost its afcd %s while attaching", a->dev, ls->lost[0] ? ls->lost : "config");
+		return 1;
 	}
-	if (ls.ctl) {
-		int err2 = ctl_arm(ls.ctl, ifindex, fp.c.slot);
+	if (ls->ctl) {
+		int err = ctl_arm(ls->ctl, a->ifindex, a->fp.c.slot);
 
-		ls.kernel = !err2;
-		ls.last_arm_ns = start;
-		if (err2 && ro.refresh == REFRESH_KERNEL) {
-			pr_warn("--refresh kernel: cannot arm the refresh timer: %s", strerror(-err2));
-			goto out_stop;
+		ls->kernel = !err;
+		ls->last_arm_ns = a->start_ns;
+		if (err && a->ro.refresh == REFRESH_KERNEL) {
+			pr_warn("--refresh kernel: cannot arm the refresh timer: %s", strerror(-err));
+			return 1;
 		}
-		if (err2 && !ro.quiet)
+		if (err)
 			pr_info("cannot arm the refresh timer (%s): refreshing from user space",
-				strerror(-err2));
+				strerror(-err));
 	}
-	if (!ro.quiet)
-		pr_info("%s %s on %s's %s egress (slot %u), algo %s, refresh every %.3f ms by %s%s",
-			adopted ? "adopted the program attached" : "attached", "afcd_egress",
-			dev, hook_name(ifindex), fp.c.slot, afcd_algo_name(fp.c.algo), fp.c.update_period_ns / 1e6,
-			ls.kernel ? "a BPF timer" : "this process", ro.keep ? ", --keep" : "");
+	pr_info("%s afcd_egress on %s's %s egress (slot %u), algo %s, refresh every %.3f ms by %s%s",
+		a->adopted ? "adopted the program attached" : "attached", a->dev,
+		hook_name(a->ifindex), a->fp.c.slot, afcd_algo_name(a->fp.c.algo),
+		a->fp.c.update_period_ns / 1e6, ls->kernel ? "a BPF timer" : "this process",
+		a->ro.keep ? ", --keep" : "");
 
-	rc = 0;
-	__atomic_store_n(&mctx.ready, 1, __ATOMIC_RELEASE);   /* pins open, config written */
+	__atomic_store_n(&a->mctx.ready, 1, __ATOMIC_RELEASE);   /* pins open, config written */
 	while (!stop_flag) {
-		__u64 now, period;
+		__u64 now, period = loop_tick(&a->p, a->ifindex, ls, now_ns());
 
-		if (!(period = loop_tick(&p, ifindex, &ls, now_ns()))) {
-			rc = 1;
-			if (ls.lost[0]) {
+		if (!period) {
+			if (ls->lost[0]) {
 				/* what is left would run on maps nobody reaches, or
 				 * be a config nothing runs: remove it, exit non-zero
 				 * (systemd's Restart=on-failure attaches anew) */
-				pr_warn("%s: %s: stopping", dev, ls.lost);
-				ro.keep = false;
-				break;
+				pr_warn("%s: %s: stopping", a->dev, ls->lost);
+				a->ro.keep = false;
+				return 1;
 			}
-			if (ls.taken_over)
+			if (ls->taken_over)
 				pr_warn("%s was taken over by the loader with PID %u: stopping and "
-					"leaving everything to it", dev, ls.taken_over);
+					"leaving everything to it", a->dev, ls->taken_over);
 			else
 				pr_warn("%s lost its afcd config (detached by someone else?): "
-					"stopping", dev);
-			ro.keep = true;  /* nothing of ours left to remove */
-			break;
+					"stopping", a->dev);
+			a->ro.keep = true;  /* nothing of ours left to remove */
+			return 1;
 		}
-		ticks++;
+		a->ticks++;
 		now = now_ns();
-		if (now - ls.last_gc_ns >= GC_PERIOD_NS) {
-			ls.sc.gc_deleted += gc_flows(&p, ls.ctl, ifindex, ro.gc_idle_ns);
-			ls.last_gc_ns = now;
+		if (now - ls->last_gc_ns >= GC_PERIOD_NS) {
+			ls->sc.gc_deleted += gc_flows(&a->p, ls->ctl, a->ifindex, a->ro.gc_idle_ns);
+			ls->last_gc_ns = now;
 		}
-		if (ro.duration_s > 0 && (double)(now - start) / 1e9 >= ro.duration_s)
+		if (a->ro.duration_s > 0 && (double)(now - a->start_ns) / 1e9 >= a->ro.duration_s)
 			break;
 		next += period;                /* live changes of the period apply here */
 		if ((__s64)(next - now) < 0)
@@ -287,55 +324,67 @@ int cmd_attach(int argc, char **argv)
 			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 		}
 	}
-out_stop:
-	if (ls.ctl) {
-		if (!ls.taken_over)      /* the timer is the new loader's now */
-			ctl_disarm(ls.ctl, fp.c.slot);
-		ctl_destroy(ls.ctl);
-	}
-	if (!ro.quiet && start) {
-		double wall = (double)(now_ns() - start) / 1e9;
-		double cpu = cpu_seconds() - cpu0;
-		struct afcd_config cnow;
-		struct afcd_est e;
-		double busy = -1;
-		char kbuf[96] = "";
+	return 0;
+}
 
-		/* the estimate's slot may have been zeroed (detached by someone
-		 * else) or handed over: then the kernel's time is unknown */
-		if (ls.kernel && !ls.taken_over && !cfg_lookup(&p, ifindex, &cnow) &&
-		    cnow.slot == fp.c.slot && !bpf_map_lookup_elem(p.est, &fp.c.slot, &e) &&
-		    e.busy_ns >= busy0)
-			busy = (double)(e.busy_ns - busy0) / 1e9;
-		if (busy >= 0)
-			snprintf(kbuf, sizeof(kbuf), "; kernel refresh step %.3f s (%.3f%%)", busy,
-				 wall > 0 ? 100 * busy / wall : 0);
-		pr_info("%.2f s, %llu ticks, cpu %.3f s after attach (%.2f%% of one core)%s", wall,
-			ticks, cpu, wall > 0 ? 100 * cpu / wall : 0, kbuf);
+/* The loader's own cost since the loop started, one line (pr_info). */
+static void attach_report_cpu(struct attach *a)
+{
+	double wall = (double)(now_ns() - a->start_ns) / 1e9, cpu = cpu_seconds() - a->cpu0_s;
+	double busy = -1;
+	struct afcd_config cnow;
+	struct afcd_est e;
+	char kbuf[96] = "";
+
+	/* the estimate's slot may have been zeroed (detached by someone else)
+	 * or handed over: then the kernel's time is unknown */
+	if (a->ls.kernel && !a->ls.taken_over && !cfg_lookup(&a->p, a->ifindex, &cnow) &&
+	    cnow.slot == a->fp.c.slot && !bpf_map_lookup_elem(a->p.est, &a->fp.c.slot, &e) &&
+	    e.busy_ns >= a->busy0_ns)
+		busy = (double)(e.busy_ns - a->busy0_ns) / 1e9;
+	if (busy >= 0)
+		snprintf(kbuf, sizeof(kbuf), "; kernel refresh step %.3f s (%.3f%%)", busy,
+			 wall > 0 ? 100 * busy / wall : 0);
+	pr_info("%.2f s, %llu ticks, cpu %.3f s after attach (%.2f%% of one core)%s", wall,
+		a->ticks, cpu, wall > 0 ? 100 * cpu / wall : 0, kbuf);
+}
+
+/* Undo what this attach did: disarm the timer (unless another loader
+ * took it over); once configured, with --keep leave the program, config
+ * and pins (marked as without a loader), else detach everything from the
+ * device; before that, remove the fq this attach installed. Returns rc. */
+static int attach_teardown(struct attach *a, int rc)
+{
+	if (a->ls.ctl) {
+		if (!a->ls.taken_over)      /* the timer is the new loader's now */
+			ctl_disarm(a->ls.ctl, a->fp.c.slot);
+		ctl_destroy(a->ls.ctl);
 	}
-	if (ro.keep) {
-		if (!ls.taken_over) {
-			ls.sc.loader_pid = 0;
-			bpf_map_update_elem(p.scan, &fp.c.slot, &ls.sc, BPF_ANY);
-		}
-		goto out_pins;
+	if (a->start_ns)
+		attach_report_cpu(a);
+	metrics_http_stop(a->prom);    /* its thread reads the pins: stop it first */
+	if (a->configured && a->ro.keep && !a->ls.taken_over) {
+		a->ls.sc.loader_pid = 0;
+		bpf_map_update_elem(a->p.scan, &a->fp.c.slot, &a->ls.sc, BPF_ANY);
 	}
-out_detach:
-	metrics_http_stop(prom);    /* its thread reads the pins: stop it first */
-	pins_close(&p);
-	afcd_bpf__destroy(skel);
-	detach_dev(dev, ifindex, ro.quiet);
+	if (a->pins_open)
+		pins_close(&a->p);
+	afcd_bpf__destroy(a->skel);
+	if (a->configured && !a->ro.keep)
+		detach_dev(a->dev, a->ifindex);
+	else if (!a->configured && a->fq_installed)
+		fq_remove(a->ifindex);     /* failed before configuring: undo our fq */
 	return rc;
-out_pins:
-	metrics_http_stop(prom);
-	prom = NULL;
-	pins_close(&p);
-out_skel:
-	afcd_bpf__destroy(skel);
-out_fq:
-	pins_unlock(lock);
-	metrics_http_stop(prom);
-	if (rc && fq_installed && !start)     /* failed before running: undo our fq */
-		fq_remove(ifindex);
-	return rc;
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	struct attach a = { .ro = { .prom_addr = "127.0.0.1", .gc_idle_ns = 10000000000ULL } };
+	int rc = attach_check(&a, argc, argv);
+
+	if (rc)
+		return rc;
+	if (attach_load(&a))
+		return attach_teardown(&a, 1);
+	return attach_teardown(&a, attach_run(&a));
 }

@@ -9,7 +9,7 @@
 #include "sys.h"
 #include "tc.h"
 
-int detach_dev(const char *dev, __u32 ifindex, bool quiet)
+int detach_dev(const char *dev, __u32 ifindex)
 {
 	struct afcd_config c;
 	struct pins p;
@@ -42,8 +42,7 @@ int detach_dev(const char *dev, __u32 ifindex, bool quiet)
 		pins_close(&p);
 	}
 	pins_unlock(lock);
-	if (!quiet)
-		pr_info("detached from %s%s", dev, had_cfg ? "" : " (it had no afcd config)");
+	pr_info("detached from %s%s", dev, had_cfg ? "" : " (it had no afcd config)");
 	return 0;
 }
 
@@ -58,5 +57,5 @@ int cmd_detach(int argc, char **argv)
 	if (check_ifname(argv[1], &ifindex) || check_privileges() ||
 	    check_netns(ifindex, argv[1], false))
 		return 1;
-	return detach_dev(argv[1], ifindex, false);
+	return detach_dev(argv[1], ifindex);
 }

@@ -16,7 +16,7 @@
 
 /* afcd attach's loader options (attach_opts is their table). */
 struct run_opts {
-	bool install_fq, skip_fq_check, keep, quiet, takeover;
+	bool install_fq, skip_fq_check, keep, takeover;
 	int prom_port;          /* 0: no /metrics */
 	const char *prom_addr;  /* default 127.0.0.1 */
 	const char *config_file;
@@ -50,7 +50,7 @@ int cmd_detach(int argc, char **argv);
 /* Remove everything afcd put on DEV (the clsact filter or tcx link, the
  * config and slot,
  * the fq it installed, clsact when nothing else uses it); unpin when no
- * interface is left. Prints "detached" unless quiet. */
-int detach_dev(const char *dev, __u32 ifindex, bool quiet);
+ * interface is left. Prints "detached" (pr_info). */
+int detach_dev(const char *dev, __u32 ifindex);
 
 #endif /* AFCD_CMDS_H */

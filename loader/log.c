@@ -5,7 +5,7 @@
 
 #include "log.h"
 
-int log_verbose;
+enum log_level log_level = LOG_INFO;
 
 static void pr_line(const char *fmt, va_list ap)
 {
@@ -27,6 +27,8 @@ void pr_info(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (log_level < LOG_INFO)
+		return;
 	va_start(ap, fmt);
 	pr_line(fmt, ap);
 	va_end(ap);
@@ -36,7 +38,7 @@ void pr_debug(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!log_verbose)
+	if (log_level < LOG_DEBUG)
 		return;
 	va_start(ap, fmt);
 	pr_line(fmt, ap);
@@ -45,7 +47,7 @@ void pr_debug(const char *fmt, ...)
 
 static int libbpf_print(enum libbpf_print_level l, const char *f, va_list a)
 {
-	if (l == LIBBPF_DEBUG || (l == LIBBPF_INFO && !log_verbose))
+	if (l == LIBBPF_DEBUG || (l == LIBBPF_INFO && log_level < LOG_DEBUG))
 		return 0;
 	return vfprintf(stderr, f, a);
 }

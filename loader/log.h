@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * log.h - the loader's messages, all on stderr, each one line prefixed
- * with "afcd: " (the xdp-tools logging.h pattern).
- *   pr_warn   an error or a refusal: the caller returns non-zero after it
- *   pr_info   what the loader did (callers skip it under --quiet)
+ * with "afcd: ", by level (the xdp-tools logging.h pattern):
+ *   pr_warn   an error or a refusal: the caller returns non-zero after it;
+ *             always printed
+ *   pr_info   what the loader did: not under -q (--quiet)
  *   pr_debug  only with -v (--verbose), which also lets libbpf's INFO through
  */
 #ifndef AFCD_LOG_H
@@ -11,7 +12,12 @@
 
 #include <stdarg.h>
 
-extern int log_verbose;   /* -v given: 0 or 1 */
+enum log_level {
+	LOG_WARN,     /* -q */
+	LOG_INFO,     /* the default */
+	LOG_DEBUG,    /* -v */
+};
+extern enum log_level log_level;
 
 void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

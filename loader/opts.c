@@ -30,7 +30,10 @@ static int opt_store(const struct opt_def *d, const char *val, void *opts)
 		*(bool *)field = true;
 		return 0;
 	case OPT_VERBOSE:
-		log_verbose = 1;
+		log_level = LOG_DEBUG;
+		return 0;
+	case OPT_QUIET:
+		log_level = LOG_WARN;
 		return 0;
 	case OPT_STR:
 		*(const char **)field = val;
@@ -112,7 +115,8 @@ int opts_parse(int argc, char **argv, int first, const struct opt_def *t, void *
 		const struct opt_def *d = opt_find(t, a);
 
 		if (d) {
-			bool has_arg = d->kind != OPT_FLAG && d->kind != OPT_VERBOSE;
+			bool has_arg = d->kind != OPT_FLAG && d->kind != OPT_VERBOSE &&
+				       d->kind != OPT_QUIET;
 
 			if (has_arg && i + 1 >= argc) {
 				pr_warn("%s: missing value (%s)", a, d->arg);

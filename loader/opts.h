@@ -22,7 +22,8 @@ enum opt_kind {
 	OPT_TIME,     /* __u64 ns, a time with units ("10s"), > 0 */
 	OPT_TIME_S,   /* double seconds from a time with units ("30s"), > 0 */
 	OPT_CHOICE,   /* int, the index of the value in choices[] */
-	OPT_VERBOSE,  /* sets log_verbose (no field) */
+	OPT_VERBOSE,  /* sets log_level to LOG_DEBUG (no field) */
+	OPT_QUIET,    /* sets log_level to LOG_WARN (no field) */
 };
 
 struct opt_def {
