@@ -40,20 +40,17 @@ void unload(void)
 
 struct afcd_config cfg_base(__u32 algo)
 {
-	struct afcd_config c = {
-		.abi = AFCD_ABI_VERSION,
-		.algo = algo,
-		.exponent = 3,
-		.rate_bps = 100000000ULL,    /* 100 Mbit/s: tx(1514 B) = 121120 ns */
-		.target_ns = 5 * MS,
-		.interval_ns = 100 * MS,
-		.horizon_ns = 100 * MS,
-		.rtt_ns = 20 * MS,
-		.sample_bytes = ~0ULL >> 1,  /* never sample unless a test asks */
-		.stale_after_ns = 1000 * MS,
-		.sb_size = 2000,
-		.mtu_bytes = 1514,
-	};
+	struct afcd_config c;
+
+	/* the loader's defaults at 100 Mbit/s (tx(1514 B) = 121120 ns), with
+	 * the same target and interval for every algo, a 20 ms RTT, the
+	 * policer off and no sampling unless a test asks */
+	afcd_config_defaults(&c, algo, 100000000ULL);
+	c.target_ns = 5 * MS;
+	c.interval_ns = 100 * MS;
+	c.rtt_ns = 20 * MS;
+	c.sample_bytes = ~0ULL >> 1;
+	c.flags = 0;
 	return c;
 }
 

@@ -25,7 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "afcd_maps.h"
+#include "afcd_config.h"
 #include "afcd_law.h"
 #include "afcd_ctl.h"
 #include "afcd_parse.h"
@@ -62,7 +62,9 @@ void unload(void);
 /* The flow-id key of the queues set_cfg() claims (k0 xor the ifindex). */
 #define TEST_FLOW_KEY0 0x5eed0f10a7c0ffeeULL
 #define TEST_FLOW_KEY1 0x0123456789abcdefULL
-/* A complete config of algo at 10 Mbit/s with the defaults (valid ABI). */
+/* A complete config of algo at 100 Mbit/s: the loader's defaults, with
+ * target 5 ms, interval 100 ms and RTT 20 ms for every algo, the policer
+ * off and no sampling (tests set what they are about). */
 struct afcd_config cfg_base(__u32 algo);
 __u32 slot_of(__u32 ifindex);
 /* Write config, estimate and clock as the loader and the test clock do. */
