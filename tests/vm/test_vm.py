@@ -131,14 +131,18 @@ def test_hook_follows_the_kernel(results, scheme):
     assert r["afcd_stats"]["hook"] == ("tcx" if tcx else "clsact"), (r["kernel"], tcx)
 
 
-def test_tracer_measured_sojourn_matches_prediction(tmp_path):
-    out = str(tmp_path)
-    r = subprocess.run(TESTBED + ["script",
-                        os.path.join(ROOT, "tests", "vm", "trace_check.py"), "--out", out],
-                       timeout=900)
+def vm_script(script, result, out):
+    """Run tests/vm/SCRIPT through `afcd-testbed script` (in the VM) with
+    OUT as its output directory; its RESULT JSON."""
+    r = subprocess.run(TESTBED + ["script", os.path.join(ROOT, "tests", "vm", script),
+                                  "--out", out], timeout=900)
     assert r.returncode == 0
-    with open(os.path.join(out, "trace.json")) as fh:
-        tr = json.load(fh)
+    with open(os.path.join(out, result)) as fh:
+        return json.load(fh)
+
+
+def test_tracer_measured_sojourn_matches_prediction(tmp_path):
+    tr = vm_script("trace_check.py", "trace.json", str(tmp_path))
     tcp = [f for f in tr["flows"] if f["flow"].startswith("tcp") and f["packets"] > 500]
     assert len(tcp) >= 2, tr["flows"]
     for f in tcp:
@@ -195,16 +199,10 @@ def test_sender_pacing_kept(tmp_path):
     egress), SO_TXTIME datagrams stamped 8 ms apart arrive no earlier than
     their stamps, and CUBIC and BBR flows whose sockets pace at 10 Mbit/s
     (SO_MAX_PACING_RATE) on a 40 Mbit/s virtual queue send at their pacing
-    rate, not the queue's (before: every stamp was replaced by the virtual
-    queue's departure, the datagrams left up to 1.58 s early and a paced
-    flow ran at the queue's rate)."""
-    out = str(tmp_path)
-    r = subprocess.run(TESTBED + ["script",
-                        os.path.join(ROOT, "tests", "vm", "pacing_check.py"), "--out", out],
-                       timeout=900)
-    assert r.returncode == 0
-    with open(os.path.join(out, "pacing.json")) as fh:
-        res = json.load(fh)
+    rate, not the queue's (a program that replaced every stamp by the
+    virtual queue's departure sent the datagrams up to 1.58 s early and
+    the paced flows at the queue's rate)."""
+    res = vm_script("pacing_check.py", "pacing.json", str(tmp_path))
     print(res)
     tx = res["txtime"]
     assert tx["received"] >= 190, tx
