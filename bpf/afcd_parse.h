@@ -5,10 +5,12 @@
  * AFCD_IPV6_EXT_MAX extension headers skipped, fragments detected), then
  * the first four bytes of TCP/UDP/UDP-Lite/SCTP/DCCP for the ports.
  *
- * Works on [data, data_end) with explicit bounds checks before every read,
- * so the same code satisfies the BPF verifier (direct packet access) and
- * runs on the host over a plain buffer (tests/unit/test_law.c fuzzes it).
- * It never writes to the packet.
+ * One parser over offsets with a bounds check before every read, for two
+ * windows on the frame: direct packet access (the tc program) and a copy
+ * of its first bytes (the qdisc backend), so that the same code satisfies
+ * the BPF verifier in both and runs on the host over a plain buffer
+ * (tests/unit/test_law.c fuzzes both and compares them). It never writes
+ * to the packet.
  */
 #ifndef AFCD_PARSE_H
 #define AFCD_PARSE_H
@@ -59,34 +61,61 @@ struct afcd_pkt {
 	__u8  pad[3];
 };
 
-/* Parse [data, data_end). Returns enum afcd_parse_status; p is fully
- * written in every case (zeroed fields where unknown). */
-AFCD_INLINE int afcd_parse(const void *data, const void *data_end, struct afcd_pkt *p)
+/* The largest copy afcd_parse_copy() reads (the qdisc backend's buffer):
+ * headers beyond it are not followed (the frame is then malformed). */
+#define AFCD_PARSE_COPY_MAX 256
+
+/* n bytes at offset off of the frame, or NULL where the frame has fewer.
+ * copy 0: [base, end) by direct packet access, bounded by pointer
+ * comparisons (which the verifier turns into a packet range); copy 1:
+ * base is a buffer of AFCD_PARSE_COPY_MAX bytes holding the first len
+ * bytes of the frame, bounded by offsets (the verifier's range on off).
+ * copy is a constant after inlining: each caller has one mode. */
+AFCD_INLINE const __u8 *afcd_at(const __u8 *base, const __u8 *end, __u32 len, int copy,
+				__u32 off, __u32 n)
 {
-	const __u8 *pos = (const __u8 *)data;
-	const __u8 *end = (const __u8 *)data_end;
+	if (copy) {
+		if (off > AFCD_PARSE_COPY_MAX - n || off + n > len)
+			return 0;
+		return base + off;
+	}
+	if (base + off + n > end)
+		return 0;
+	return base + off;
+}
+
+/* The parser, on a window given as for afcd_at(). Returns enum
+ * afcd_parse_status; p is fully written in every case (zeroed fields
+ * where unknown). */
+AFCD_INLINE int afcd_parse_at(const __u8 *base, const __u8 *end, __u32 len, int copy,
+			      struct afcd_pkt *p)
+{
+	const __u8 *h;
+	__u32 off;
 	__u16 proto;
 	__u8 l4 = 0;
 	int i;
 
 	__builtin_memset(p, 0, sizeof(*p));
 
-	if (pos + AFCD_ETH_HLEN > end)
+	h = afcd_at(base, end, len, copy, 0, AFCD_ETH_HLEN);
+	if (!h)
 		return AFCD_P_NON_IP; /* runt frame: not even Ethernet */
-	proto = AFCD_BE16(*(const __u16 *)(pos + 12));
-	pos += AFCD_ETH_HLEN;
+	proto = AFCD_BE16(*(const __u16 *)(h + 12));
+	off = AFCD_ETH_HLEN;
 
 #pragma unroll
 	for (i = 0; i < AFCD_VLAN_MAX; i++) {
 		if (proto != AFCD_ETH_P_8021Q && proto != AFCD_ETH_P_8021AD)
 			break;
-		if (pos + 4 > end)
+		h = afcd_at(base, end, len, copy, off, 4);
+		if (!h)
 			return AFCD_P_NON_IP;
-		proto = AFCD_BE16(*(const __u16 *)(pos + 2));
-		pos += 4;
+		proto = AFCD_BE16(*(const __u16 *)(h + 2));
+		off += 4;
 	}
 
-	p->l3_off = (__u16)(pos - (const __u8 *)data);
+	p->l3_off = (__u16)off;
 
 	if (proto == AFCD_ETH_P_IP) {
 		__u32 ihl;
@@ -94,68 +123,68 @@ AFCD_INLINE int afcd_parse(const void *data, const void *data_end, struct afcd_p
 
 		p->family = 4;
 		p->key.family = 4;
-		if (pos + 20 > end)
+		h = afcd_at(base, end, len, copy, off, 20);
+		if (!h)
 			return AFCD_P_MALFORMED;
-		if ((pos[0] >> 4) != 4)
+		if ((h[0] >> 4) != 4)
 			return AFCD_P_MALFORMED;
-		ihl = (__u32)(pos[0] & 0x0f) * 4;
+		ihl = (__u32)(h[0] & 0x0f) * 4;
 		if (ihl < 20)
 			return AFCD_P_MALFORMED;
-		p->ecn = pos[1] & 3;
-		frag = AFCD_BE16(*(const __u16 *)(pos + 6));
-		l4 = pos[9];
+		p->ecn = h[1] & 3;
+		frag = AFCD_BE16(*(const __u16 *)(h + 6));
+		l4 = h[9];
 		p->key.proto = l4;
 		/* IPv4-mapped IPv6 (RFC 4291 2.5.5.2): 0:0:0:0:0:ffff:a.b.c.d */
 		((__u8 *)p->key.saddr)[10] = 0xff;
 		((__u8 *)p->key.saddr)[11] = 0xff;
 		((__u8 *)p->key.daddr)[10] = 0xff;
 		((__u8 *)p->key.daddr)[11] = 0xff;
-		p->key.saddr[3] = *(const __u32 *)(pos + 12);
-		p->key.daddr[3] = *(const __u32 *)(pos + 16);
+		p->key.saddr[3] = *(const __u32 *)(h + 12);
+		p->key.daddr[3] = *(const __u32 *)(h + 16);
 		if (frag & 0x3fff) { /* MF set or offset non-zero */
 			p->fragment = 1;
 			return AFCD_P_IP;
 		}
-		pos += ihl;
+		off += ihl;
 	} else if (proto == AFCD_ETH_P_IPV6) {
 		p->family = 6;
 		p->key.family = 6;
-		if (pos + 40 > end)
+		h = afcd_at(base, end, len, copy, off, 40);
+		if (!h)
 			return AFCD_P_MALFORMED;
-		if ((pos[0] >> 4) != 6)
+		if ((h[0] >> 4) != 6)
 			return AFCD_P_MALFORMED;
-		p->ecn = (pos[1] >> 4) & 3;
-		l4 = pos[6];
-		__builtin_memcpy(p->key.saddr, pos + 8, 16);
-		__builtin_memcpy(p->key.daddr, pos + 24, 16);
-		pos += 40;
+		p->ecn = (h[1] >> 4) & 3;
+		l4 = h[6];
+		__builtin_memcpy(p->key.saddr, h + 8, 16);
+		__builtin_memcpy(p->key.daddr, h + 24, 16);
+		off += 40;
 
 #pragma unroll
 		for (i = 0; i < AFCD_IPV6_EXT_MAX; i++) {
-			if (l4 == AFCD_IPPROTO_HOPOPTS || l4 == AFCD_IPPROTO_ROUTING ||
-			    l4 == AFCD_IPPROTO_DSTOPTS) {
-				if (pos + 8 > end)
-					return AFCD_P_MALFORMED;
-				l4 = pos[0];
-				pos += ((__u32)pos[1] + 1) * 8;
-			} else if (l4 == AFCD_IPPROTO_AH) {
-				if (pos + 8 > end)
-					return AFCD_P_MALFORMED;
-				l4 = pos[0];
-				pos += ((__u32)pos[1] + 2) * 4;
-			} else if (l4 == AFCD_IPPROTO_FRAGMENT) {
-				if (pos + 8 > end)
-					return AFCD_P_MALFORMED;
-				l4 = pos[0];
+			if (l4 != AFCD_IPPROTO_HOPOPTS && l4 != AFCD_IPPROTO_ROUTING &&
+			    l4 != AFCD_IPPROTO_DSTOPTS && l4 != AFCD_IPPROTO_AH &&
+			    l4 != AFCD_IPPROTO_FRAGMENT)
+				break;
+			h = afcd_at(base, end, len, copy, off, 8);
+			if (!h)
+				return AFCD_P_MALFORMED;
+			if (l4 == AFCD_IPPROTO_FRAGMENT) {
+				l4 = h[0];
 				/* offset (13 bits) or M flag: a fragment */
-				if (AFCD_BE16(*(const __u16 *)(pos + 2)) & 0xfff9) {
+				if (AFCD_BE16(*(const __u16 *)(h + 2)) & 0xfff9) {
 					p->key.proto = l4;
 					p->fragment = 1;
 					return AFCD_P_IP;
 				}
-				pos += 8; /* atomic fragment: keep parsing */
+				off += 8; /* atomic fragment: keep parsing */
+			} else if (l4 == AFCD_IPPROTO_AH) {
+				l4 = h[0];
+				off += ((__u32)h[1] + 2) * 4;
 			} else {
-				break;
+				l4 = h[0];
+				off += ((__u32)h[1] + 1) * 8;
 			}
 		}
 		p->key.proto = l4;
@@ -170,12 +199,28 @@ AFCD_INLINE int afcd_parse(const void *data, const void *data_end, struct afcd_p
 	if (l4 == AFCD_IPPROTO_TCP || l4 == AFCD_IPPROTO_UDP ||
 	    l4 == AFCD_IPPROTO_UDPLITE || l4 == AFCD_IPPROTO_SCTP ||
 	    l4 == AFCD_IPPROTO_DCCP) {
-		if (pos + 4 > end)
+		h = afcd_at(base, end, len, copy, off, 4);
+		if (!h)
 			return AFCD_P_MALFORMED;
-		p->key.sport = *(const __u16 *)pos;
-		p->key.dport = *(const __u16 *)(pos + 2);
+		p->key.sport = *(const __u16 *)h;
+		p->key.dport = *(const __u16 *)(h + 2);
 	}
 	return AFCD_P_IP;
+}
+
+/* Parse [data, data_end) by direct packet access (the tc program). */
+AFCD_INLINE int afcd_parse(const void *data, const void *data_end, struct afcd_pkt *p)
+{
+	return afcd_parse_at((const __u8 *)data, (const __u8 *)data_end, 0, 0, p);
+}
+
+/* Parse the first len bytes of a frame copied into buf, a buffer of
+ * AFCD_PARSE_COPY_MAX bytes (the qdisc backend: a dynptr read of the skb).
+ * Gives what afcd_parse() gives on the whole frame when its headers lie
+ * within the first len bytes. */
+AFCD_INLINE int afcd_parse_copy(const __u8 *buf, __u32 len, struct afcd_pkt *p)
+{
+	return afcd_parse_at(buf, 0, len, 1, p);
 }
 
 #endif /* AFCD_PARSE_H */
