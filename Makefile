@@ -41,6 +41,7 @@ SKELS     := $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(OUT)/bench.skel.h
 BINS      := $(OUT)/afcd $(OUT)/test_law $(OUT)/test_datapath $(OUT)/afcd-bench \
              $(OUT)/afcd-qsample
 HDRS      := maps/afcd_maps.h maps/afcd_maps.bpf.h bpf/afcd_law.h bpf/afcd_ctl.h bpf/afcd_parse.h \
+             bpf/afcd_classify.bpf.h bpf/afcd_config.h \
              bpf/afcd_decide.h
 
 .PHONY: all deps test test-unit test-netns test-vm bench fuzz demo install deb docs clean
