@@ -52,9 +52,11 @@ static void evict(struct conn *k)
 	k->evicted = true;
 }
 
-/* The oldest live connection from addr (any address when addr is NULL),
- * or NULL; how many there are in *n. */
-static struct conn *oldest(struct metrics_http *m, const struct in_addr *addr, unsigned *n)
+/* Of the live connections from addr (any address when addr is NULL): how
+ * many there are, in *n, and the oldest one past METRICS_GRACE_MS at now,
+ * or NULL. */
+static struct conn *oldest(struct metrics_http *m, const struct in_addr *addr, uint64_t now,
+			   unsigned *n)
 {
 	struct conn *o = NULL;
 	unsigned i;
@@ -66,24 +68,40 @@ static struct conn *oldest(struct metrics_http *m, const struct in_addr *addr, u
 		if (!k->used || k->evicted || (addr && k->addr.s_addr != addr->s_addr))
 			continue;
 		(*n)++;
+		if (now - k->since_ns < METRICS_GRACE_MS * 1000000ULL)
+			continue;
 		if (!o || k->since_ns < o->since_ns)
 			o = k;
 	}
 	return o;
 }
 
+/* Close the oldest connections past the grace until at most max are open
+ * from addr (from all when addr is NULL), or none past the grace is left. */
+static void bound(struct metrics_http *m, const struct in_addr *addr, unsigned max,
+		  uint64_t now)
+{
+	struct conn *o;
+	unsigned n;
+
+	while ((o = oldest(m, addr, now, &n)) && n > max)
+		evict(o);
+}
+
 /* Connection bookkeeping (MHD's thread, which is ours: no lock). A new
- * connection over the bounds makes room by evicting the oldest one of its
- * address (METRICS_MAX_PER_IP) or of all (METRICS_MAX_CONNS), never
- * itself: a client that holds connections open cannot keep a new one out,
- * and a scraper's request completes in milliseconds. */
+ * connection over a bound closes the oldest one of its address
+ * (METRICS_MAX_PER_IP) or of all (METRICS_MAX_CONNS) past the grace, never
+ * itself nor one that may not have been read yet: a client that holds
+ * connections open cannot keep a new one out, and a scraper's request,
+ * read within the grace, completes in milliseconds. */
 static void notify(void *cls, struct MHD_Connection *c, void **socket_context,
 		   enum MHD_ConnectionNotificationCode code)
 {
 	struct metrics_http *m = cls;
 	const union MHD_ConnectionInfo *fi, *ai;
-	struct conn *k = *socket_context, *o;
-	unsigned i, n;
+	struct conn *k = *socket_context;
+	uint64_t now;
+	unsigned i;
 
 	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
 		if (k)
@@ -100,22 +118,20 @@ static void notify(void *cls, struct MHD_Connection *c, void **socket_context,
 			shutdown(fi->connect_fd, SHUT_RDWR);
 		return;
 	}
+	now = mono_ns();
 	k = &m->conns[i];
-	*k = (struct conn){ .used = true, .fd = fi->connect_fd, .since_ns = mono_ns() };
+	*k = (struct conn){ .used = true, .fd = fi->connect_fd, .since_ns = now };
 	if (ai && ai->client_addr && ai->client_addr->sa_family == AF_INET)
 		k->addr = ((const struct sockaddr_in *)ai->client_addr)->sin_addr;
 	*socket_context = k;
-	o = oldest(m, &k->addr, &n);
-	if (n > METRICS_MAX_PER_IP && o != k)
-		evict(o);
-	o = oldest(m, NULL, &n);
-	if (n > METRICS_MAX_CONNS && o != k)
-		evict(o);
+	bound(m, &k->addr, METRICS_MAX_PER_IP, now);
+	bound(m, NULL, METRICS_MAX_CONNS, now);
 }
 
 /* Close every connection whose request has taken longer than
  * METRICS_REQUEST_S (a client trickling its request, or idle after an
- * answer): MHD's own timeout restarts at every byte received. */
+ * answer): MHD's own timeout restarts at every byte received. Then apply
+ * the bounds to the connections that have come past the grace since. */
 static void reap(struct metrics_http *m)
 {
 	uint64_t now = mono_ns();
@@ -127,6 +143,10 @@ static void reap(struct metrics_http *m)
 		if (k->used && !k->evicted && now - k->since_ns > METRICS_REQUEST_S * 1000000000ULL)
 			evict(k);
 	}
+	for (i = 0; i < METRICS_TRACKED; i++)
+		if (m->conns[i].used && !m->conns[i].evicted)
+			bound(m, &m->conns[i].addr, METRICS_MAX_PER_IP, now);
+	bound(m, NULL, METRICS_MAX_CONNS, now);
 }
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code, const char *type,

@@ -5,11 +5,13 @@
  * the loader's scans. Everything else is answered 404 (other paths) or 405
  * (other methods). HTTP/1.1 keep-alive, pipelined requests answered in
  * order (RFC 9112 sec. 9.3.2). Connections are bounded in number and per
- * client address, where a new connection evicts the oldest one over the
- * bound (so connections held open cannot keep a scraper out), and in time:
- * each request must arrive whole within METRICS_REQUEST_S of the
- * connection's start or of the previous answer, however slowly it
- * trickles in.
+ * client address: over a bound, the oldest connection older than
+ * METRICS_GRACE_MS is closed, never a younger one, so connections held
+ * open cannot keep a scraper out and a burst of new ones cannot close a
+ * scraper's before its request is read (a bound is exceeded for at most
+ * the grace; METRICS_TRACKED is the hard limit). In time: each request
+ * must arrive whole within METRICS_REQUEST_S of the connection's start or
+ * of the previous answer, however slowly it trickles in.
  */
 #ifndef AFCD_METRICS_HTTP_H
 #define AFCD_METRICS_HTTP_H
@@ -19,7 +21,8 @@
 /* Bounds (documented in README "Prometheus"). */
 #define METRICS_MAX_CONNS       16  /* open connections in all (the oldest goes first) */
 #define METRICS_MAX_PER_IP       4  /* open connections from one address (ditto) */
-#define METRICS_TRACKED         (2 * METRICS_MAX_CONNS) /* libmicrohttpd's own limit */
+#define METRICS_GRACE_MS       500  /* a connection this young is never closed for a bound, ms */
+#define METRICS_TRACKED        256  /* libmicrohttpd's own limit: refused beyond it */
 #define METRICS_TIMEOUT_S        2  /* no byte for this long closes a connection, s */
 #define METRICS_REQUEST_S        2  /* a request must be whole within this, s */
 #define METRICS_BODY_MAX     16384  /* the rendered exposition, bytes */
