@@ -68,6 +68,31 @@ AFCD_INLINE struct afcd_flow *afcd_flow_own(struct afcd_queue *q, struct afcd_fl
 	return f;
 }
 
+/* Create flow key's entry under id, with its key and its generator
+ * seeded: 0 created, 1 there already (another CPU made it, or a colliding
+ * flow), -1 the insert failed (counted), -2 a NULL q or key. A global
+ * function: the entry's initial value is on its own frame, not the
+ * program's. */
+__attribute__((noinline)) int afcd_flow_create(struct afcd_queue *q,
+					       const struct afcd_flow_key *key, __u64 id)
+{
+	struct afcd_flow init = {};
+	long err;
+
+	if (!q || !key)
+		return -2;
+	init.key = *key;
+	init.rng = (__u64)afcd_rand() << 32 | afcd_rand();
+	err = bpf_map_update_elem(&afcd_flows, &id, &init, BPF_NOEXIST);
+	if (err == -AFCD_EEXIST)
+		return 1;
+	if (err) {
+		__sync_fetch_and_add(&q->astats[AFCD_A_FLOW_FAIL], 1);
+		return -1;
+	}
+	return 0;
+}
+
 /* Per-flow state, created on first sight with m_i taken from the shadow
  * buffer's count (the flow may have been evicted and come back), its key
  * and its generator seeded. NULL: no entry of its own for this packet
@@ -77,22 +102,17 @@ AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_fl
 {
 	__u64 id = afcd_flow_id(key, q->flow_id_key);
 	struct afcd_flow *f = bpf_map_lookup_elem(&afcd_flows, &id);
-	struct afcd_flow init = {};
 	__u32 *cnt;
-	long err;
+	int made;
 
 	if (f)
 		return afcd_flow_own(q, f, key);
-	init.key = *key;
-	init.rng = (__u64)afcd_rand() << 32 | afcd_rand();
-	err = bpf_map_update_elem(&afcd_flows, &id, &init, BPF_NOEXIST);
-	if (err && err != -AFCD_EEXIST) {
-		__sync_fetch_and_add(&q->astats[AFCD_A_FLOW_FAIL], 1);
+	made = afcd_flow_create(q, key, id);
+	if (made < 0)
 		return 0;
-	}
-	/* EEXIST: another CPU created it (or a colliding flow did) */
+	/* there already: another CPU created it (or a colliding flow did) */
 	f = afcd_flow_own(q, bpf_map_lookup_elem(&afcd_flows, &id), key);
-	if (!err && f) {
+	if (made == 0 && f) {
 		__sync_fetch_and_add(&q->astats[AFCD_A_FLOW_NEW], 1);
 		cnt = bpf_map_lookup_elem(&afcd_sb_count, key);
 		if (cnt)
@@ -150,10 +170,15 @@ AFCD_INLINE void afcd_hist_move(struct afcd_sb_hist *h, __u32 c, __u32 c_new)
 /* Write one sample into the shadow buffer (AFD, Pan et al.; dissertation
  * Algorithm 1 enqueue): the slot's previous flow loses a sample, this
  * flow gains one; N (q->n_active) follows the 0 <-> 1 transitions and the
- * histogram of counts (afcd_sb_hist) every transition. */
-AFCD_INLINE void afcd_sb_sample(struct afcd_queue *q, __u32 slot, __u32 sb_size,
-				struct afcd_flow_key *key, struct afcd_flow *f, __u64 weight)
+ * histogram of counts (afcd_sb_hist) every transition. The sample is f's
+ * key (f->key: its own entry's, or its aggregate's), weight bytes of its
+ * traffic. Returns 0, or 1 (nothing done) for a NULL q or f, an sb_size
+ * out of 1..AFCD_SB_SIZE_MAX or a missing ring. A global function,
+ * verified once on its own, with its own frame. */
+__attribute__((noinline)) int afcd_sb_sample(struct afcd_queue *q, __u32 slot, __u32 sb_size,
+					     struct afcd_flow *f, __u64 weight)
 {
+	struct afcd_flow_key key;
 	struct afcd_flow_key old;
 	struct afcd_sb_ring *ring;
 	struct afcd_sb_hist *h;
@@ -162,17 +187,19 @@ AFCD_INLINE void afcd_sb_sample(struct afcd_queue *q, __u32 slot, __u32 sb_size,
 	__u64 old_id;
 	long err;
 
-	if (sb_size == 0 || sb_size > AFCD_SB_SIZE_MAX)
-		return;
+	if (!q || !f || sb_size == 0 || sb_size > AFCD_SB_SIZE_MAX)
+		return 1;
+	/* on the stack: Linux 6.1 takes no map key from f's memory */
+	key = f->key;
 	ring = bpf_map_lookup_elem(&afcd_sb_ring, &slot);
 	h = bpf_map_lookup_elem(&afcd_sb_hist, &slot);
 	if (!ring)
-		return;
+		return 1;
 	pos = __sync_fetch_and_add(&q->sb_head, 1) % sb_size;
 	asm volatile("" : "+r"(pos)); /* keep the bound below visible to the verifier */
 	pos &= AFCD_SB_SIZE_MAX - 1;  /* no-op: pos < sb_size <= AFCD_SB_SIZE_MAX */
 	old = ring->slot[pos];
-	ring->slot[pos] = *key;
+	ring->slot[pos] = key;
 	__sync_fetch_and_add(&q->astats[AFCD_A_SAMPLED], 1);
 	__sync_fetch_and_add(&q->astats[AFCD_A_SAMPLED_BYTES], weight);
 
@@ -203,17 +230,17 @@ AFCD_INLINE void afcd_sb_sample(struct afcd_queue *q, __u32 slot, __u32 sb_size,
 			__sync_fetch_and_add(&fo->m_i, -1);
 	}
 
-	cnt = bpf_map_lookup_elem(&afcd_sb_count, key);
+	cnt = bpf_map_lookup_elem(&afcd_sb_count, &key);
 	if (cnt) {
 		c = __sync_fetch_and_add(cnt, 1);
 		afcd_hist_move(h, c, c + 1);
 	} else {
-		err = bpf_map_update_elem(&afcd_sb_count, key, &one, BPF_NOEXIST);
+		err = bpf_map_update_elem(&afcd_sb_count, &key, &one, BPF_NOEXIST);
 		if (!err) {
 			__sync_fetch_and_add(&q->n_active, 1);
 			afcd_hist_move(h, 0, 1);
 		} else {
-			cnt = bpf_map_lookup_elem(&afcd_sb_count, key);
+			cnt = bpf_map_lookup_elem(&afcd_sb_count, &key);
 			if (cnt) {
 				c = __sync_fetch_and_add(cnt, 1);
 				afcd_hist_move(h, c, c + 1);
@@ -222,8 +249,8 @@ AFCD_INLINE void afcd_sb_sample(struct afcd_queue *q, __u32 slot, __u32 sb_size,
 			}
 		}
 	}
-	if (f)
-		__sync_fetch_and_add(&f->m_i, 1);
+	__sync_fetch_and_add(&f->m_i, 1);
+	return 0;
 }
 
 /* The flow a packet is judged as, st and pkt being the parser's result:
@@ -253,7 +280,7 @@ AFCD_INLINE struct afcd_flow *afcd_flow_of(const struct afcd_config *cfg, struct
 		f = afcd_agg_get(q, AFCD_AGG_UNCLASSIFIED, ifindex, &pkt->key);
 	}
 	if (f && afcd_sample_hit(afcd_rng_next(&f->rng), in->len, cfg->sample_bytes))
-		afcd_sb_sample(q, slot, cfg->sb_size, &pkt->key, f,
+		afcd_sb_sample(q, slot, cfg->sb_size, f,
 			       in->len > cfg->sample_bytes ? in->len : cfg->sample_bytes);
 	return f;
 }
@@ -261,12 +288,18 @@ AFCD_INLINE struct afcd_flow *afcd_flow_of(const struct afcd_config *cfg, struct
 /* The inputs of flow f's packet in: the estimate it is judged against
  * now (afcd_fair_now(): the refresh step's while fresh, else the
  * datapath's fallback), then target_i, the policer and the AFD coin from
- * f's share (afcd_inputs()). */
-AFCD_INLINE void afcd_judge_inputs(const struct afcd_config *cfg, struct afcd_queue *q,
-				   __u32 slot, struct afcd_flow *f, struct afcd_in *in)
+ * f's share (afcd_inputs()). Returns 0, or 1 (nothing done) when an
+ * argument is NULL. A global function, verified once on its own, whose
+ * frame is not the program's: the program's and afcd_decide()'s together
+ * stay within the 512 bytes of stack Linux 6.1 allows a call chain. */
+__attribute__((noinline)) int afcd_judge_inputs(const struct afcd_config *cfg,
+						struct afcd_queue *q, __u32 slot,
+						struct afcd_flow *f, struct afcd_in *in)
 {
 	struct afcd_fair fs = {};
 
+	if (!cfg || !q || !f || !in)
+		return 1;
 	if (in->traits & AFCD_T_FAIR) {
 		struct afcd_sb_hist *h = bpf_map_lookup_elem(&afcd_sb_hist, &slot);
 
@@ -275,6 +308,7 @@ AFCD_INLINE void afcd_judge_inputs(const struct afcd_config *cfg, struct afcd_qu
 	}
 	afcd_inputs(cfg, &fs, f->m_i, in->law == AFCD_LAW_AFD ? afcd_rng_next(&f->rng) & 0xffff : 0,
 		    in);
+	return 0;
 }
 
 #endif /* AFCD_CLASSIFY_BPF_H */
