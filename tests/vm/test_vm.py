@@ -22,7 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TESTBED = [os.path.join(ROOT, "tools", "afcd-testbed")]   # python3 -m testbed
 RATE, RTT, TARGET = 40.0, 20.0, 5.0
 
-from testbed import cli
+from testbed import vm
 from testbed import netns as nslib
 from testbed.validity import sender_failed
 
@@ -33,9 +33,9 @@ def kernels():
     (comma-separated); the host kernel only, when it has sch_fq and netem."""
     if os.environ.get("AFCD_VM_KERNELS"):
         return os.environ["AFCD_VM_KERNELS"].split(",")
-    if cli.kernel_has_qdiscs():
+    if vm.kernel_has_qdiscs():
         return [None]
-    return [k for k in ("6.1", "6.12") if cli.vm_kernels(k)] or [cli.VM_KERNEL_DEFAULT]
+    return [k for k in ("6.1", "6.12") if vm.vm_kernels(k)] or [vm.VM_KERNEL_DEFAULT]
 
 
 def release_tuple(release):
