@@ -39,6 +39,9 @@
 #define TC_ACT_OK   0
 #define TC_ACT_SHOT 2
 #define AFCD_PULL_LEN 128
+/* How far ahead a sender's departure time may be: sch_fq's default
+ * horizon (10 s), beyond which sch_fq itself drops or caps the packet. */
+#define AFCD_SENDER_AHEAD_NS 10000000000ULL
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -135,10 +138,14 @@ int afcd_egress(struct __sk_buff *skb)
 	}
 
 	afcd_in_init(cfg, afcd_now(), wire_len ? wire_len : skb_len, &in);
-	if ((afcd_test_clock ? afcd_test_tstamp_type :
-	     afcd_ctx_u8(skb, offsetof(struct __sk_buff, tstamp_type))) ==
-	    BPF_SKB_TSTAMP_DELIVERY_MONO)
-		sender_ts = afcd_ctx_u64(skb, offsetof(struct __sk_buff, tstamp));
+	/* the sender's departure time: sch_fq takes a non-zero skb->tstamp as
+	 * one on CLOCK_MONOTONIC whatever its type (before Linux 6.11 an
+	 * SO_TXTIME stamp has type UNSPEC, not MONO), and so does this; a
+	 * value beyond AFCD_SENDER_AHEAD_NS from now is on another clock
+	 * (CLOCK_REALTIME, TAI: decades ahead) and is not one */
+	sender_ts = afcd_ctx_u64(skb, offsetof(struct __sk_buff, tstamp));
+	if (sender_ts > in.now_ns + AFCD_SENDER_AHEAD_NS)
+		sender_ts = 0;
 
 	/* Headers beyond the linear area: pull once (bounded), then parse. */
 	lin = afcd_ctx_u32(skb, offsetof(struct __sk_buff, data_end)) -

@@ -24,7 +24,6 @@
 const volatile __u8 afcd_test_clock = 0;
 __u64 afcd_test_now_ns = 0;
 __u64 afcd_test_rand_state = 0;
-__u8 afcd_test_tstamp_type = 0;   /* BPF_PROG_TEST_RUN takes no ctx tstamp_type */
 
 AFCD_INLINE __u64 afcd_now(void)
 {

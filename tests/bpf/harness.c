@@ -129,7 +129,6 @@ void set_now(__u64 t)
 
 __u32 next_wire_len; /* GSO-like wire length for the next run, 0 = len */
 __u64 next_tstamp;    /* the sender's departure time for the next run, 0 = none */
-__u8 next_tstamp_type;
 
 int run_if(const __u8 *buf, int len, __u32 ifindex, struct out *o)
 {
@@ -145,7 +144,6 @@ int run_if(const __u8 *buf, int len, __u32 ifindex, struct out *o)
 
 	if (!o)
 		o = &scratch;
-	skel->bss->afcd_test_tstamp_type = next_tstamp_type;
 	opts.data_out = o->data;
 	opts.data_size_out = sizeof(o->data);
 	err = bpf_prog_test_run_opts(prog_fd, &opts);
@@ -155,7 +153,6 @@ int run_if(const __u8 *buf, int len, __u32 ifindex, struct out *o)
 	}
 	next_wire_len = 0;
 	next_tstamp = 0;
-	next_tstamp_type = 0;
 	o->verdict = opts.retval;
 	o->tstamp = ctx_out.tstamp;
 	o->len = opts.data_size_out;

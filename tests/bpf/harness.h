@@ -53,7 +53,6 @@ extern int prog_fd;
 extern int veth_ifindex;            /* the second real interface (setup_netns()) */
 extern __u32 next_wire_len;         /* GSO-like wire length for the next run, 0 = len */
 extern __u64 next_tstamp;           /* skb->tstamp the next run's sender set, 0 = none */
-extern __u8 next_tstamp_type;       /* and its clock (BPF_SKB_TSTAMP_*, 1 = monotonic) */
 extern struct afcd_ctl_bpf *ctl;    /* the control program (load_ctl() .. unload_ctl()) */
 
 /* A fresh private copy of afcd_egress with the test clock: 0, or -1. */

@@ -50,7 +50,9 @@ static void test_edt_spacing(void)
  * the virtual queue charges it at its arrival: the next, unstamped packet
  * departs one transmission time after it on the virtual clock, not behind
  * the 50 ms; a stamp earlier than the virtual departure, and one on
- * another clock (realtime: a receive timestamp), are not kept. */
+ * another clock (realtime or TAI: decades ahead), are not kept; one 9 s
+ * ahead, within sch_fq's horizon, is (whatever its type: before Linux
+ * 6.11 an SO_TXTIME stamp is UNSPEC, and sch_fq honours it). */
 static void test_sender_departure_kept(void)
 {
 	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
@@ -61,21 +63,21 @@ static void test_sender_departure_kept(void)
 	SETUP();
 	set_cfg(1, &c);
 	set_now(now);
-	next_tstamp = now + 50 * MS;
-	next_tstamp_type = 1;                      /* BPF_SKB_TSTAMP_DELIVERY_MONO */
+	next_tstamp = now + 50 * MS;               /* TCP's pacing, SO_TXTIME */
 	CHECK_EQ(run(&p, &o), TC_ACT_OK);
 	CHECK_EQ(o.tstamp, now + 50 * MS);
 	CHECK_EQ(peek_t_last(1), now + tx);        /* charged now, not at +50 ms */
 	CHECK_EQ(run(&q, &o), TC_ACT_OK);
 	CHECK_EQ(o.tstamp, now + 2 * tx);          /* not behind the paced packet */
 	next_tstamp = now + tx;                    /* earlier than its virtual departure */
-	next_tstamp_type = 1;
 	CHECK_EQ(run(&q, &o), TC_ACT_OK);
 	CHECK_EQ(o.tstamp, now + 3 * tx);
-	next_tstamp = now + 60 * MS;               /* a receive timestamp's clock */
-	next_tstamp_type = 0;
+	next_tstamp = 1795000000ULL * 1000000000ULL; /* CLOCK_REALTIME's (or TAI's) clock */
 	CHECK_EQ(run(&q, &o), TC_ACT_OK);
 	CHECK_EQ(o.tstamp, now + 4 * tx);
+	next_tstamp = now + 9000 * MS;             /* 9 s ahead: within sch_fq's horizon */
+	CHECK_EQ(run(&q, &o), TC_ACT_OK);
+	CHECK_EQ(o.tstamp, now + 9000 * MS);
 	unload();
 }
 
