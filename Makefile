@@ -15,6 +15,8 @@
 OUT       ?= build
 VERSION   := $(shell cat VERSION)
 CLANG     ?= clang
+# the qdisc object's kptr fields need BTF type tags, which clang >= 15 emits
+CLANG_KPTR ?= clang-16
 CC        ?= cc
 BPFTOOL   ?= bpftool
 PYTHON    ?= /usr/bin/python3
@@ -36,8 +38,8 @@ LIBS      := -lbpf -lelf -lz
 # packet loads are deliberate (BPF direct packet access on x86).
 SANITIZE  ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-sanitize=alignment
 
-BPF_OBJS  := $(OUT)/afcd.bpf.o $(OUT)/afcd_ctl.bpf.o $(OUT)/bench.bpf.o
-SKELS     := $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(OUT)/bench.skel.h
+BPF_OBJS  := $(OUT)/afcd.bpf.o $(OUT)/afcd_ctl.bpf.o $(OUT)/afcd_qdisc.bpf.o $(OUT)/bench.bpf.o
+SKELS     := $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(OUT)/afcd_qdisc.skel.h $(OUT)/bench.skel.h
 BINS      := $(OUT)/afcd $(OUT)/test_law $(OUT)/test_datapath $(OUT)/afcd-bench \
              $(OUT)/afcd-qsample
 HDRS      := maps/afcd_maps.h maps/afcd_maps.bpf.h bpf/afcd_law.h bpf/afcd_ctl.h bpf/afcd_parse.h \
@@ -62,6 +64,10 @@ $(OUT)/vmlinux.h: | $(OUT)
 $(OUT)/%.bpf.o: bpf/%.bpf.c $(HDRS) $(OUT)/vmlinux.h | $(OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(INCLUDES) -c $< -o $@
+
+$(OUT)/afcd_qdisc.bpf.o: bpf/afcd_qdisc.bpf.c $(HDRS) $(OUT)/vmlinux.h | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG_KPTR) $(BPF_CFLAGS) $(INCLUDES) -c $< -o $@
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)

@@ -127,7 +127,7 @@ int afcd_egress(struct __sk_buff *skb)
 
 	cfg = afcd_cfg_of(ifindex, &slot);
 	if (!cfg || cfg->abi != AFCD_ABI_VERSION || !cfg->rate_bps ||
-	    cfg->algo >= AFCD_ALGO__MAX) {
+	    (cfg->flags & AFCD_F_QDISC) || cfg->algo >= AFCD_ALGO__MAX) {
 		afcd_gstat_inc(AFCD_G_UNCONFIGURED);
 		return TC_ACT_OK;
 	}

@@ -22,9 +22,6 @@
 /* Largest offered load the EWMA represents, bits/s (2^46 ~ 70 Tbit/s). */
 #define AFCD_ARRIVAL_MAX_BPS (1ULL << 46)
 
-/* floor(a * b / d) for b < 2^30 and 0 < d < 2^34, without 128-bit
- * arithmetic: (a / d) * b + (a % d) * b / d. Saturates at U64_MAX when
- * (a / d) * b overflows. d = 0 returns 0. */
 /* The GC's rule, for the kernel's walk (afcd_ctl.bpf.c) and the loader's
  * (loader/scan.c): a flow-state entry may be deleted at now when it holds
  * no sample (m_i 0: the shadow buffer no longer names it, so deleting it
@@ -34,19 +31,6 @@
 AFCD_INLINE int afcd_gc_idle(const struct afcd_flow *f, __u64 now_ns, __u64 idle_ns)
 {
 	return f->m_i == 0 && now_ns > f->last_seen_ns && now_ns - f->last_seen_ns > idle_ns;
-}
-
-AFCD_INLINE __u64 afcd_mul_div_u64(__u64 a, __u64 b, __u64 d)
-{
-	__u64 q, r;
-
-	if (!d)
-		return 0;
-	q = a / d;
-	r = a % d;
-	if (b && q > ~0ULL / b)
-		return ~0ULL;
-	return q * b + r * b / d;
 }
 
 /* Offered load, bits/s: EWMA of the rate of sampled bytes,
@@ -113,8 +97,9 @@ AFCD_INLINE __u64 afcd_sb_capacity(__u32 sb_size, __u64 rate_bps, __u64 arrival_
  *    water level: nobody is above the fair share;
  *  - global_target = RTT / sqrt(N), N = flows with >= 2 samples (or the
  *    datapath's N without any), clamped [2 tx(MTU), interval].
- * c: the interface's config (rate_bps != 0, sample_bytes != 0 as the
- * loader validates; returns without writing otherwise). q: its queue,
+ * The rate is afcd_rate_of(): the rate parameter, or the qdisc's measured
+ * link rate. c: the interface's config (sample_bytes != 0 as the loader
+ * validates; returns without writing while the rate is unknown or 0). q: its queue,
  * read with plain loads (monotonic u64 counters, aligned). s: the
  * loader's last scan. e: updated in place; heartbeat_ns = now last.
  */
@@ -127,9 +112,10 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 	__s32 n_active = q->n_active;
 	__u64 backlog, gt, qt_ns, dt_ns;
 	__s64 qm, qt;
+	__u64 rate = afcd_rate_of(c, q);
 	__s32 n;
 
-	if (!c->rate_bps || !c->sample_bytes)
+	if (!rate || !c->sample_bytes)
 		return;
 	dt_ns = e->prev_t_ns && now > e->prev_t_ns ? now - e->prev_t_ns : 0;
 	if (dt_ns)
@@ -145,11 +131,11 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 	e->prev_sojourn_sum_ns = sum;
 
 	n = s->n_long ? (__s32)s->n_long : n_active;
-	gt = afcd_fall_global_target_ns(c->rtt_ns, n, 2 * afcd_tx_ns(c->mtu_bytes, c->rate_bps),
+	gt = afcd_fall_global_target_ns(c->rtt_ns, n, 2 * afcd_tx_ns(c->mtu_bytes, rate),
 					c->interval_ns);
 	qt_ns = afcd_algo_row(c->algo).traits & AFCD_T_GTARGET ? gt : c->target_ns;
-	qm = afcd_backlog_milli_samples(backlog, c->rate_bps, c->sample_bytes);
-	qt = afcd_backlog_milli_samples(qt_ns, c->rate_bps, c->sample_bytes);
+	qm = afcd_backlog_milli_samples(backlog, rate, c->sample_bytes);
+	qt = afcd_backlog_milli_samples(qt_ns, rate, c->sample_bytes);
 	e->m_fair = afcd_afd_m_fair(&e->ctrl_milli, e->q_old_milli, qm, qt, c->alpha_milli,
 				    c->beta_milli, c->sb_size,
 				    s->waterline ? s->waterline :
@@ -159,7 +145,7 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 	e->drain_milli = afcd_drain_milli(backlog, qt_ns, c->horizon_ns);
 	if (s->waterline && s->waterline < s->max_count && c->sb_size) {
 		__u64 level = (__u64)s->waterline *
-			(e->arrival_bps > c->rate_bps ? e->arrival_bps : c->rate_bps) / c->sb_size;
+			(e->arrival_bps > rate ? e->arrival_bps : rate) / c->sb_size;
 
 		e->fair_level_bps = !e->fair_level_bps || level <= e->fair_level_bps ? level :
 			afcd_rate_ewma(e->fair_level_bps, level / 8 * dt_ns / AFCD_NSEC_PER_SEC,

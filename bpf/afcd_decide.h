@@ -233,11 +233,10 @@ AFCD_INLINE __u64 afcd_clock_advance(__u64 *clock_ns, __u64 seen, __u64 now, __u
  * dropping-state law. */
 AFCD_INLINE int afcd_codel_run(struct afcd_codel_vars *cv, __u64 *first_above_ns,
 			       const struct afcd_edt *e, __u64 target_ns, int gate,
-			       const struct afcd_in *in, __u64 maxpacket_tx)
+			       const struct afcd_in *in, __u64 maxpacket)
 {
 	int ok = afcd_codel_should_drop(first_above_ns, e->t_dep_ns, e->sojourn_ns,
-					e->backlog_ns, target_ns, in->interval_ns,
-					maxpacket_tx);
+					e->backlog, target_ns, in->interval_ns, maxpacket);
 
 	return afcd_codel_decide(cv, ok && gate, e->t_dep_ns, in->interval_ns);
 }
@@ -275,16 +274,16 @@ AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, const struct afcd_flow *f,
  * target_i: CoDel's law against the flow's target_i (eq. 3.14, 4.16),
  * on the flow's state machine or (codel_global) the whole queue's, gated
  * for FaLL (trait GTARGET) by the whole queue's sojourn above the global
- * target (gate 1, eq. 4.5-4.6); afd: the coin afcd_inputs() tossed. */
+ * target (gate 1, eq. 4.5-4.6); afd: the coin afcd_inputs() tossed.
+ * maxpacket: CoDel's, in the unit of e->backlog. The caller resets the
+ * flow's state when the flow had nothing queued (afcd_codel_reset_empty()). */
 AFCD_INLINE int afcd_law(struct afcd_queue *q, struct afcd_flow *f, const struct afcd_in *in,
-			 const struct afcd_edt *e, __u64 maxpacket_tx)
+			 const struct afcd_edt *e, __u64 maxpacket)
 {
 	struct afcd_codel_vars *cv = &f->cv;
 	__u64 *first_above = &f->first_above_ns, target = in->target_i_ns;
 	int gate1 = 1, drop;
 
-	if (afcd_time_after_eq(in->now_ns, f->t_last_ns)) /* flow has nothing queued */
-		afcd_codel_reset_empty(&f->cv, &f->first_above_ns);
 	switch (in->law) {
 	case AFCD_LAW_AFD:
 		return in->afd_drop;
@@ -302,19 +301,19 @@ AFCD_INLINE int afcd_law(struct afcd_queue *q, struct afcd_flow *f, const struct
 		 * CPU in it means no verdict from it for this packet */
 		if (__sync_val_compare_and_swap(&q->gcv_busy, 0, 1) != 0)
 			return 0;
-		if (e->backlog_ns == 0) /* arrival to an empty queue */
+		if (e->backlog == 0) /* arrival to an empty queue */
 			afcd_codel_reset_empty(&q->gcv, &q->q_first_above_ns);
 		cv = &q->gcv;
-	} else if ((in->traits & AFCD_T_GTARGET) && e->backlog_ns == 0) {
+	} else if ((in->traits & AFCD_T_GTARGET) && e->backlog == 0) {
 		/* gate 1 keeps only the whole queue's first_above_time, one
 		 * word: a lost race moves its window by one packet */
 		q->q_first_above_ns = 0;
 	}
 	if (in->traits & AFCD_T_GTARGET)
 		gate1 = afcd_codel_should_drop(&q->q_first_above_ns, e->t_dep_ns, e->sojourn_ns,
-					       e->backlog_ns, in->law_target_ns, in->interval_ns,
-					       maxpacket_tx);
-	drop = afcd_codel_run(cv, first_above, e, target, gate1, in, maxpacket_tx);
+					       e->backlog, in->law_target_ns, in->interval_ns,
+					       maxpacket);
+	drop = afcd_codel_run(cv, first_above, e, target, gate1, in, maxpacket);
 	if (in->codel_global) /* release: the gcv writes above are ordered before it */
 		__sync_fetch_and_and(&q->gcv_busy, 0);
 	return drop;
@@ -335,11 +334,25 @@ AFCD_INLINE __u32 afcd_commit(struct afcd_queue *q, const struct afcd_in *in, __
 	return verdict;
 }
 
-/* Stage 4, the counters of the queue and of the flow f (NULL: none), and
- * the state an admitted packet moves: the policer's clock to vt_next. */
+/* An admitted packet's policer clock moves to vt_next (afcd_admit();
+ * 0: no policer): the flow's own, or the mice aggregate's, which other
+ * CPUs share. */
+AFCD_INLINE void afcd_police_commit(struct afcd_queue *q, struct afcd_flow *f,
+				    const struct afcd_in *in, __u64 vt_seen, __u64 vt_next)
+{
+	if (!vt_next)
+		return;
+	if (in->mouse)
+		afcd_clock_advance(&q->mice_vt_ns, vt_seen, in->now_ns, in->police_tx_ns);
+	else if (f)
+		f->vt_ns = vt_next;
+}
+
+/* Stage 4, the counters of the queue and of the flow f (NULL: none) for
+ * a packet sent (PASS, MARK: e its sojourn) or dropped. */
 AFCD_INLINE void afcd_account(struct afcd_queue *q, struct afcd_flow *f,
 			      const struct afcd_in *in, const struct afcd_edt *e, __u32 verdict,
-			      __u8 ce_thr_mark, __u64 vt_seen, __u64 vt_next)
+			      __u8 ce_thr_mark)
 {
 	if (verdict == AFCD_V_PASS || verdict == AFCD_V_MARK) {
 		q->last_sojourn_ns = e->sojourn_ns;
@@ -352,15 +365,7 @@ AFCD_INLINE void afcd_account(struct afcd_queue *q, struct afcd_flow *f,
 			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_ECN_MARK], 1);
 		if (ce_thr_mark)
 			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_CE_THRESHOLD_MARK], 1);
-		if (vt_next) {
-			if (in->mouse)
-				afcd_clock_advance(&q->mice_vt_ns, vt_seen, in->now_ns,
-						   in->police_tx_ns);
-			else if (f)
-				f->vt_ns = vt_next;
-		}
 		if (f) {
-			f->t_last_ns = e->t_dep_ns;
 			f->bytes += in->len;
 			f->packets++;
 			if (verdict == AFCD_V_MARK || ce_thr_mark)
@@ -413,9 +418,12 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 	*t_dep_ns = e.t_dep_ns;
 
 	verdict = afcd_admit(q, f, in, &e, &vt_seen, &vt_next);
-	if (verdict == AFCD_V_PASS && in->aqm && f &&
-	    afcd_law(q, f, in, &e, afcd_tx_ns(maxpacket, in->rate_bps)))
-		verdict = (in->ecn_on && in->ect) ? AFCD_V_MARK : AFCD_V_DROP_AQM;
+	if (verdict == AFCD_V_PASS && in->aqm && f) {
+		if (afcd_time_after_eq(in->now_ns, f->t_last_ns)) /* the flow had nothing queued */
+			afcd_codel_reset_empty(&f->cv, &f->first_above_ns);
+		if (afcd_law(q, f, in, &e, afcd_tx_ns(maxpacket, in->rate_bps)))
+			verdict = (in->ecn_on && in->ect) ? AFCD_V_MARK : AFCD_V_DROP_AQM;
+	}
 	if (verdict == AFCD_V_PASS && in->ce_threshold_ns && in->ect &&
 	    e.sojourn_ns > in->ce_threshold_ns)
 		*ce_thr_mark = 1;
@@ -425,8 +433,69 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 			*ce_thr_mark = 0;
 		*t_dep_ns = e.t_dep_ns;
 	}
-	afcd_account(q, f, in, &e, verdict, *ce_thr_mark, vt_seen, vt_next);
+	if (verdict == AFCD_V_PASS || verdict == AFCD_V_MARK) {
+		afcd_police_commit(q, f, in, vt_seen, vt_next);
+		if (f)
+			f->t_last_ns = e.t_dep_ns;
+	}
+	afcd_account(q, f, in, &e, verdict, *ce_thr_mark);
 	return verdict;
+}
+
+/* ---- The qdisc backend (afcd_qdisc.bpf.c) -------------------------------
+ * The same stages on a real FIFO: at enqueue, afcd_admit() with the
+ * sojourn the packet will see predicted from the bytes queued ahead of it
+ * (afcd_qdisc_arrival()); at dequeue, afcd_law() on the sojourn it saw
+ * (afcd_qdisc_departure()), with CoDel's backlog and maxpacket in bytes as
+ * the kernel's codel has them; then afcd_account(). */
+
+/* Pacing credit of the qdisc at a rate: a dequeue that comes up to this
+ * late (a late timer, a busy CPU) may send at once what it missed, so that
+ * timer slack costs no rate; the testbed's HTB gives the kernel's AQMs
+ * the same 3 ms bucket (testbed/bottleneck.py). */
+#define AFCD_QDISC_BURST_NS 3000000ULL
+
+/* Time to send bytes at rate_bps, ns (bytes < 2^40; rate 0: 0). */
+AFCD_INLINE __u64 afcd_bytes_ns(__u64 bytes, __u64 rate_bps)
+{
+	if (!rate_bps)
+		return 0;
+	if (rate_bps >= (1ULL << 34))   /* mul_div's d < 2^34; >= 17 Gbit/s */
+		return bytes * 8 * 1000 / (rate_bps / 1000000);
+	return afcd_mul_div_u64(bytes * 8, AFCD_NSEC_PER_SEC, rate_bps);
+}
+
+/* A packet arriving at now behind backlog_bytes of the FIFO, drained at
+ * rate_bps (0 = unknown: no prediction, sojourn 0): its predicted sojourn
+ * and departure, for afcd_admit() (the horizon and the policer). */
+AFCD_INLINE void afcd_qdisc_arrival(__u64 now, __u64 backlog_bytes, __u64 rate_bps,
+				    struct afcd_edt *e)
+{
+	__u64 d = afcd_bytes_ns(backlog_bytes, rate_bps);
+
+	e->sojourn_ns = d;
+	e->t_dep_ns = now + d;
+	e->backlog = backlog_bytes;
+}
+
+/* A packet leaving the FIFO at now that entered at enq_ns, with
+ * backlog_bytes left behind it: its true sojourn, for afcd_law(). */
+AFCD_INLINE void afcd_qdisc_departure(__u64 now, __u64 enq_ns, __u64 backlog_bytes,
+				      struct afcd_edt *e)
+{
+	e->t_dep_ns = now;
+	e->sojourn_ns = afcd_time_after_eq(now, enq_ns) ? now - enq_ns : 0;
+	e->backlog = backlog_bytes;
+}
+
+/* The pacing clock after a packet of tx_ns leaves at now with the clock
+ * at t_next: max(t_next, now - burst_ns) + tx_ns. The next packet may
+ * leave when now reaches it. */
+AFCD_INLINE __u64 afcd_pace_next(__u64 t_next, __u64 now, __u64 tx_ns, __u64 burst_ns)
+{
+	__u64 floor = now > burst_ns ? now - burst_ns : 0;
+
+	return (afcd_time_after_eq(t_next, floor) ? t_next : floor) + tx_ns;
 }
 
 /* isolate (AFCD_F_ISOLATE_SRC / _DST): reduce the flow key to the host the

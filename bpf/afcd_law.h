@@ -24,6 +24,29 @@
 #define AFCD_TARGET_INF     (~0ULL)
 #define AFCD_REC_INV_SQRT_ONE 0xffffu            /* ~1.0 in Q0.16 */
 
+/* floor(a * b / d) for b < 2^30 and 0 < d < 2^34, without 128-bit
+ * arithmetic: (a / d) * b + (a % d) * b / d. Saturates at U64_MAX when
+ * (a / d) * b overflows. d = 0 returns 0. */
+AFCD_INLINE __u64 afcd_mul_div_u64(__u64 a, __u64 b, __u64 d)
+{
+	__u64 q, r;
+
+	if (!d)
+		return 0;
+	q = a / d;
+	r = a % d;
+	if (b && q > ~0ULL / b)
+		return ~0ULL;
+	return q * b + r * b / d;
+}
+
+/* The rate the interface's estimates use, bits/s: its rate parameter, or
+ * (backend qdisc without one) the rate measured at dequeue; 0 = unknown. */
+AFCD_INLINE __u64 afcd_rate_of(const struct afcd_config *c, const struct afcd_queue *q)
+{
+	return c->rate_bps ? c->rate_bps : q->link_bps;
+}
+
 /* a >= b on a clock that may be compared across small reorderings. */
 AFCD_INLINE int afcd_time_after_eq(__u64 a, __u64 b)
 {
@@ -45,9 +68,13 @@ AFCD_INLINE __u64 afcd_tx_ns(__u32 len, __u64 rate_bps)
 }
 
 struct afcd_edt {
-	__u64 t_dep_ns;   /* departure time: max(now, t_last) + tx */
-	__u64 sojourn_ns; /* predicted time in queue: t_dep - now */
-	__u64 backlog_ns; /* work queued ahead of this packet: max(now, t_last) - now */
+	__u64 t_dep_ns;   /* departure time: max(now, t_last) + tx (the qdisc: its
+			   * dequeue time) */
+	__u64 sojourn_ns; /* time in queue: t_dep - now (the qdisc: measured) */
+	__u64 backlog;    /* work queued ahead of this packet, in the unit of CoDel's
+			   * maxpacket: ns of the virtual queue, max(now, t_last) -
+			   * now (EDT); bytes left in the FIFO (the qdisc, as the
+			   * kernel's codel compares qdisc backlog and maxpacket) */
 };
 
 /* Schedule one packet on the virtual FIFO. Pure: the caller commits
@@ -57,7 +84,7 @@ AFCD_INLINE void afcd_edt_schedule(__u64 now, __u64 t_last, __u64 tx_ns,
 {
 	__u64 start = afcd_time_after_eq(t_last, now) ? t_last : now;
 
-	e->backlog_ns = start - now;
+	e->backlog = start - now;
 	e->t_dep_ns = start + tx_ns;
 	e->sojourn_ns = e->t_dep_ns - now;
 }
@@ -102,16 +129,17 @@ AFCD_INLINE __u64 afcd_codel_control_law(__u64 t, __u64 interval_ns, __u16 rec_i
  * EDT clock: now is the packet's departure time t_dep (its dequeue time in
  * the FIFO) and sojourn its predicted sojourn.
  *   - below target, or no more than one maximal packet queued ahead of it
- *     (backlog_ns <= maxpacket_tx_ns): the window resets;
+ *     (backlog <= maxpacket, both ns of work or both bytes): the window
+ *     resets;
  *   - first time above: the window opens, ending at now + interval;
  *   - otherwise: ok to drop once the window has ended.
  * *first_above_ns is 0 while below target. Returns 1 when ok to drop. */
 AFCD_INLINE int afcd_codel_should_drop(__u64 *first_above_ns, __u64 now,
-				       __u64 sojourn_ns, __u64 backlog_ns,
+				       __u64 sojourn_ns, __u64 backlog,
 				       __u64 target_ns, __u64 interval_ns,
-				       __u64 maxpacket_tx_ns)
+				       __u64 maxpacket)
 {
-	if (sojourn_ns < target_ns || backlog_ns <= maxpacket_tx_ns) {
+	if (sojourn_ns < target_ns || backlog <= maxpacket) {
 		*first_above_ns = 0;
 		return 0;
 	}

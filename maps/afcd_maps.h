@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 8u
+#define AFCD_ABI_VERSION 9u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -219,6 +219,15 @@ enum afcd_cfg_flags {
 	 * ISOLATE_DST: the destination address only (dsthost). At most one. */
 	AFCD_F_ISOLATE_SRC  = 1u << 3,
 	AFCD_F_ISOLATE_DST  = 1u << 4,
+	/* backend qdisc: the interface's root qdisc is the BPF qdisc `afcd`
+	 * (bpf/afcd_qdisc.bpf.c, Linux >= 6.16 with CONFIG_NET_SCH_BPF),
+	 * which queues the packets in a FIFO and runs the drop law at
+	 * dequeue on their true sojourn; the EDT classifier, if attached,
+	 * passes them untouched (counted as AFCD_G_UNCONFIGURED). rate_bps is then optional: 0 = work-conserving at the
+	 * device's own rate (the estimates use the rate measured at dequeue,
+	 * afcd_queue.link_bps), else the qdisc paces its output at rate_bps.
+	 * Without the flag: the EDT backend (afcd.bpf.c over sch_fq). */
+	AFCD_F_QDISC        = 1u << 5,
 	/* Loader bookkeeping, ignored by the datapath: the loader installed
 	 * the root fq (`--install-fq`), so its detach removes it */
 	AFCD_F_FQ_INSTALLED = 1u << 8,
@@ -324,7 +333,8 @@ struct afcd_config {
 	__u32 algo;             /* enum afcd_algo */
 	__u32 flags;            /* enum afcd_cfg_flags */
 	__u32 exponent;         /* k in target_i = target (m_fair/m_i)^k, 1..4, default 3 */
-	__u64 rate_bps;         /* virtual queue drain rate, bits/s, [1e3, 1e12] */
+	__u64 rate_bps;         /* virtual queue drain rate, bits/s, [1e3, 1e12]; backend
+				 * qdisc: its pacing rate, or 0 (unpaced, AFCD_F_QDISC) */
 	__u64 target_ns;        /* CoDel/AFCD target delay; FaLL: unused (global_target) */
 	__u64 interval_ns;      /* CoDel interval, > target_ns, <= 10 s */
 	__u64 horizon_ns;       /* buffer size in time: sojourn above it is dropped, >= target */
@@ -571,13 +581,17 @@ struct afcd_flow {
 	__u32 m_i;             /* samples in the shadow buffer (atomic) */
 	struct afcd_codel_vars cv; /* per-flow dropping state */
 	__u64 first_above_ns;  /* per-flow first_above_time (0 = below target_i) */
-	__u64 t_last_ns;       /* departure of this flow's last admitted packet */
+	__u64 t_last_ns;       /* EDT: departure of this flow's last admitted packet;
+				  * qdisc: the sequence number in its FIFO of its last
+				  * queued packet (the flow is empty when the FIFO has
+				  * dequeued that one) */
 	__u64 last_seen_ns;    /* arrival of this flow's last packet (GC) */
 	__u64 bytes;           /* admitted, wire bytes */
 	__u64 packets;         /* admitted */
 	__u64 drops;           /* AQM + overlimit drops */
 	__u64 marks;           /* CE marks (drop law and ce_threshold) */
-	__u64 last_sojourn_ns; /* predicted sojourn of its last packet */
+	__u64 last_sojourn_ns; /* sojourn of its last packet (EDT: predicted at arrival;
+				  * qdisc: measured at dequeue) */
 	__u64 target_ns;       /* last target_i (U64_MAX: never dropped, m_i < m_fair) */
 	__u64 vt_ns;           /* policer clock: departure at the fair rate of its last
 				  * admitted packet (AFCD_F_POLICE; unused while a mouse) */
@@ -599,21 +613,27 @@ _Static_assert(sizeof(struct afcd_flow) == 160, "afcd_flow ABI");
 struct afcd_queue {
 	__u32 gcv_busy;          /* 1 while a CPU updates gcv (cmpxchg try-lock), else 0 */
 	__u32 sb_head;           /* shadow buffer: next slot (mod sb_size), atomic */
-	__u64 t_last_ns;         /* departure time of the last admitted packet */
-	__u64 last_sojourn_ns;   /* predicted sojourn of the last packet */
-	__u64 max_sojourn_ns;    /* largest predicted sojourn admitted */
+	__u64 t_last_ns;         /* EDT: departure time of the last admitted packet
+				  * (the virtual queue's clock); qdisc: unused */
+	__u64 last_sojourn_ns;   /* sojourn of the last packet (EDT: predicted; qdisc:
+				  * measured at dequeue) */
+	__u64 max_sojourn_ns;    /* largest sojourn of a packet sent, as last_sojourn_ns */
 	__u64 q_first_above_ns;  /* first_above_time of the whole queue (codel, FaLL gate 1) */
 	struct afcd_codel_vars gcv; /* whole-queue dropping state (codel, codel_state=global) */
 	__u32 maxpacket_bytes;   /* largest wire length seen (CoDel's maxpacket) */
 	__s32 n_active;          /* N: flows with samples in the shadow buffer, atomic */
 	__u32 ifindex;           /* owner of this slot, written by the configuring tool */
 	__u32 pad;
+	__u64 link_bps;          /* backend qdisc: the rate the device drains the queue at,
+				  * bits/s: EWMA of the dequeue gaps while backlogged (0 =
+				  * not measured yet); what the estimates use when rate_bps
+				  * is 0 (afcd_rate_of()) */
 	__u64 flow_id_key[2];    /* the 128-bit SipHash key of afcd_flow_id() for this slot,
 				  * from getrandom(2), written by the configuring tool with
 				  * the slot and kept for its life (a new key orphans every
 				  * flow entry of the slot); never leaves the kernel but
 				  * through the pinned map (mode 0600) */
-	__u64 sojourn_sum_ns;    /* sum of the predicted sojourn of admitted packets
+	__u64 sojourn_sum_ns;    /* sum of the sojourn of the packets sent (as last_sojourn_ns)
 				  * (with stats[AFCD_S_PASSED]: the refresh step's mean queue) */
 	__u64 mice_vt_ns;        /* policer clock of the mice aggregate (AFCD_F_POLICE) */
 	struct afcd_gt_cache fb_gt; /* FaLL's fallback global target, last computed */
@@ -622,7 +642,7 @@ struct afcd_queue {
 	struct afcd_flow agg[AFCD_AGG__MAX]; /* the aggregates' state (enum afcd_agg):
 					      * key.agg = 1 + index once used */
 };
-_Static_assert(sizeof(struct afcd_queue) == 128 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX +
+_Static_assert(sizeof(struct afcd_queue) == 136 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX +
 	       sizeof(struct afcd_flow) * AFCD_AGG__MAX, "afcd_queue ABI");
 
 /* ---- Shadow buffer: maps afcd_sb_ring and afcd_sb_count -----------------

@@ -5,7 +5,10 @@
 #   tools/deps.sh --vm            also the VM runner: qemu, virtme-ng and both
 #                                 Debian kernels, 6.1 (bookworm) and 6.12
 #                                 (linux-image-6.12-amd64, bookworm-security;
-#                                 from bookworm-backports where that is missing)
+#                                 from bookworm-backports where that is missing),
+#                                 and Linux >= 6.17 unpacked from trixie-backports
+#                                 for the qdisc backend (nothing added to the
+#                                 machine's apt sources)
 #   tools/deps.sh --backports     libbpf, bpftool and iproute2 from
 #                                 bookworm-backports (libbpf 1.4, bpftool 7.5,
 #                                 iproute2 6.15: tcx attach, bpftool net show
@@ -17,7 +20,7 @@
 # kept (afcd then attaches with clsact) and the script says so.
 set -euo pipefail
 
-pkgs=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libmicrohttpd-dev libmnl-dev libjson-c-dev pkg-config make gcc
+pkgs=(clang clang-16 llvm libbpf-dev bpftool libelf-dev zlib1g-dev libmicrohttpd-dev libmnl-dev libjson-c-dev pkg-config make gcc
       iproute2 iperf3 ethtool iputils-ping procps kmod util-linux
       python3 python3-pytest python3-matplotlib python3-bpfcc python3-yaml python3-pip
       python3-pyroute2 libcap2-bin
@@ -100,6 +103,55 @@ if [ $vm = 1 ] && ! ls /boot/vmlinuz-6.12.* >/dev/null 2>&1; then
 	{ add_backports && apt-get install -y -q --no-install-recommends -t bookworm-backports \
 		linux-image-amd64 linux-headers-amd64 >/dev/null; } ||
 	echo "deps.sh: no Linux 6.12 package: the VM runs on 6.1 only" >&2
+fi
+
+# the third VM kernel, for the qdisc backend: BPF qdiscs need Linux >= 6.16
+# with CONFIG_NET_SCH_BPF, which Debian enables from 6.17. Debian 12 has no
+# such kernel, so trixie-backports' image is fetched with a private apt
+# configuration (this machine's own sources are not touched) and unpacked
+# for the VM: /boot/vmlinuz-VERSION and its modules, depmod'ed. The newest
+# 6.17 or 6.18 (one package), else the newest later one (from 6.19 Debian
+# splits it into linux-binary and linux-modules). Not the -cloud flavour:
+# it lacks 9p, which virtme-ng shares the root with.
+fetch_qdisc_kernel() {
+	local k aopt img rel p
+	k=$(mktemp -d)
+	mkdir -p "$k/etc/apt.conf.d" "$k/etc/preferences.d" "$k/etc/sources.list.d" \
+		"$k/lists/partial" "$k/cache/archives/partial" "$k/x"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+	     "http://deb.debian.org/debian trixie-backports main" > "$k/etc/sources.list"
+	aopt=(-o Dir::Etc="$k/etc" -o Dir::State::Lists="$k/lists" -o Dir::Cache="$k/cache"
+	      -o Debug::NoLocking=1 -q)
+	apt-get "${aopt[@]}" update >/dev/null 2>&1 || { rm -rf "$k"; return 1; }
+	img=$(apt-cache "${aopt[@]}" pkgnames linux-image-6. 2>/dev/null |
+	      grep -E '^linux-image-6\.1[78]\.[0-9]+\+deb13-amd64$' | sort -V | tail -1)
+	[ -n "$img" ] || img=$(apt-cache "${aopt[@]}" pkgnames linux-image-6. 2>/dev/null |
+	      grep -E '^linux-image-6\.(19|[2-9][0-9])\.[0-9]+\+deb13-amd64$' | sort -V | tail -1)
+	[ -n "$img" ] || { rm -rf "$k"; return 1; }
+	rel=${img#linux-image-}
+	for p in "$img" "linux-binary-$rel" "linux-modules-$rel"; do
+		apt-cache "${aopt[@]}" show "$p" >/dev/null 2>&1 || continue
+		(cd "$k" && apt-get "${aopt[@]}" download "$p" >/dev/null 2>&1) || { rm -rf "$k"; return 1; }
+	done
+	for p in "$k"/*.deb; do dpkg-deb -x "$p" "$k/x" || { rm -rf "$k"; return 1; }; done
+	[ -f "$k/x/boot/vmlinuz-$rel" ] || { rm -rf "$k"; return 1; }
+	install -m 0644 "$k/x/boot/vmlinuz-$rel" /boot/
+	for p in config System.map; do
+		[ -f "$k/x/boot/$p-$rel" ] && install -m 0644 "$k/x/boot/$p-$rel" /boot/
+	done
+	rm -rf "/usr/lib/modules/$rel"
+	mkdir -p /usr/lib/modules
+	if [ -d "$k/x/usr/lib/modules/$rel" ]; then cp -a "$k/x/usr/lib/modules/$rel" /usr/lib/modules/
+	else cp -a "$k/x/lib/modules/$rel" /usr/lib/modules/; fi
+	depmod -a "$rel"
+	rm -rf "$k"
+	echo "deps.sh: Linux $rel unpacked for the VM (afcd-testbed --kernel ${rel%.*+*})"
+}
+if [ $vm = 1 ] && ! ls /boot/vmlinuz-6.1[7-9].*+deb13-amd64 /boot/vmlinuz-6.[2-9]?.*+deb13-amd64 \
+		>/dev/null 2>&1; then
+	echo "deps.sh: fetching Linux >= 6.17 from trixie-backports for the VM (BPF qdiscs)"
+	fetch_qdisc_kernel || echo "deps.sh: no Linux >= 6.17 from trixie-backports: the qdisc" \
+		"backend's VM tests are skipped" >&2
 fi
 
 # promtool from Debian's prometheus package, for `promtool check metrics`

@@ -236,7 +236,14 @@ static void test_unconfigured_passthrough(void)
 	CHECK_EQ(o.tstamp, 0);
 	CHECK_EQ(gstat(AFCD_G_BAD_SLOT), 1);
 	CHECK_EQ(queues_in_use(), 0);
+	/* a config for the qdisc backend: the qdisc decides, this passes */
+	c.flags |= AFCD_F_QDISC;
+	set_cfg(1, &c);
+	CHECK_EQ(run(&s, &o), TC_ACT_OK);
+	CHECK_EQ(o.tstamp, 0);
+	CHECK_EQ(gstat(AFCD_G_UNCONFIGURED), 4);
 	/* claimed properly, the same packet is scheduled */
+	c.flags &= ~AFCD_F_QDISC;
 	set_cfg(1, &c);
 	set_now(5 * MS);
 	CHECK_EQ(run(&s, &o), TC_ACT_OK);

@@ -50,11 +50,11 @@ static void test_edt_schedule(void)
 	afcd_edt_schedule(1000, 0, 120, &e);          /* idle queue */
 	CHECK_EQ(e.t_dep_ns, 1120);
 	CHECK_EQ(e.sojourn_ns, 120);
-	CHECK_EQ(e.backlog_ns, 0);
+	CHECK_EQ(e.backlog, 0);
 	afcd_edt_schedule(1000, 5000, 120, &e);       /* 4 us of work ahead */
 	CHECK_EQ(e.t_dep_ns, 5120);
 	CHECK_EQ(e.sojourn_ns, 4120);
-	CHECK_EQ(e.backlog_ns, 4000);
+	CHECK_EQ(e.backlog, 4000);
 }
 
 static void test_newton_converges(void)
@@ -1096,14 +1096,14 @@ static void test_decide_stages(void)
 	for (drops = 0, i = 0, t = now; i < 2000; i++, t += 100000) {
 		in.now_ns = t;
 		e = (struct afcd_edt){ .t_dep_ns = t + 1500000, .sojourn_ns = 1500000,
-				       .backlog_ns = 1400000 };
+				       .backlog = 1400000 };
 		drops += afcd_law(&q, &f, &in, &e, 121120);
 	}
 	CHECK_EQ(drops, 0);
 	for (i = 0; i < 2000; i++, t += 100000) {
 		in.now_ns = t;
 		e = (struct afcd_edt){ .t_dep_ns = t + 2500000, .sojourn_ns = 2500000,
-				       .backlog_ns = 2400000 };
+				       .backlog = 2400000 };
 		drops += afcd_law(&q, &f, &in, &e, 121120);
 	}
 	CHECK(drops > 0, "fall above its global target for 200 ms never dropped");
@@ -1118,7 +1118,7 @@ static void test_decide_stages(void)
 	for (drops = 0, i = 0; i < 2000; i++, t += 100000) {
 		in.now_ns = t;
 		e = (struct afcd_edt){ .t_dep_ns = t + 2500000, .sojourn_ns = 2500000,
-				       .backlog_ns = 2400000 };
+				       .backlog = 2400000 };
 		drops += afcd_law(&q, &f, &in, &e, 121120);
 	}
 	CHECK(drops > 0 && q.gcv.count > 0, "global state machine not used");
@@ -1144,21 +1144,68 @@ static void test_decide_stages(void)
 	CHECK_EQ(q.t_last_ns, now + c.horizon_ns);
 
 	/* account. expected: a police drop counts as a police and an AQM
-	 * drop, an admitted mark as passed and marked with the flow's state
-	 * moved, and a flow's target_i recorded either way */
+	 * drop, a mark as passed and marked, and a flow's target_i recorded
+	 * either way */
 	memset(&q, 0, sizeof(q));
 	memset(&f, 0, sizeof(f));
 	in.target_i_ns = 777;
-	afcd_account(&q, &f, &in, &e, AFCD_V_DROP_POLICE, 0, 0, 0);
+	afcd_account(&q, &f, &in, &e, AFCD_V_DROP_POLICE, 0);
 	CHECK(q.stats[AFCD_S_POLICE_DROP] == 1 && q.stats[AFCD_S_AQM_DROP] == 1 &&
 	      q.stats[AFCD_S_OVERLIMIT_DROP] == 0 && f.drops == 1 && f.target_ns == 777,
 	      "police drop accounting");
 	e = (struct afcd_edt){ .t_dep_ns = now + 5000, .sojourn_ns = 5000 };
-	afcd_account(&q, &f, &in, &e, AFCD_V_MARK, 0, now, now + 240000);
+	afcd_account(&q, &f, &in, &e, AFCD_V_MARK, 0);
 	CHECK(q.stats[AFCD_S_PASSED] == 1 && q.stats[AFCD_S_ECN_MARK] == 1 &&
 	      q.stats[AFCD_S_PASSED_BYTES] == 1500 && f.marks == 1 && f.packets == 1 &&
-	      f.vt_ns == now + 240000 && f.t_last_ns == now + 5000 && q.max_sojourn_ns == 5000,
-	      "mark accounting");
+	      q.max_sojourn_ns == 5000 && q.sojourn_sum_ns == 5000, "mark accounting");
+	/* expected: an admitted packet moves its flow's policer clock, or the
+	 * mice aggregate's for a mouse; without a policer nothing moves */
+	afcd_police_commit(&q, &f, &in, now, now + 240000);
+	CHECK_EQ(f.vt_ns, now + 240000);
+	in.mouse = 1;
+	in.police_tx_ns = 240000;
+	afcd_police_commit(&q, &f, &in, 0, now + 240000);
+	CHECK(q.mice_vt_ns == now + 240000 && f.vt_ns == now + 240000, "mice clock");
+	afcd_police_commit(&q, &f, &in, q.mice_vt_ns, 0);
+	CHECK_EQ(q.mice_vt_ns, now + 240000);
+}
+
+/* The qdisc backend's arithmetic (afcd_decide.h). */
+static void test_qdisc_helpers(void)
+{
+	struct afcd_config c = cfg(AFCD_ALGO_AFCD, 0);
+	struct afcd_queue q = { .link_bps = 40000000ULL };
+	struct afcd_edt e;
+
+	/* expected: bytes to time exact at the rates the tests use and
+	 * without overflow at the extremes (15 MB at 10 Mbit/s: 12 s;
+	 * 1 Tbit/s) */
+	CHECK_EQ(afcd_bytes_ns(1500, 100000000ULL), 120000);
+	CHECK_EQ(afcd_bytes_ns(15000000ULL, 10000000ULL), 12000000000ULL);
+	CHECK_EQ(afcd_bytes_ns(1500, 1000000000000ULL), 12);
+	CHECK_EQ(afcd_bytes_ns(1500, 0), 0);
+	/* expected: the estimates' rate is the parameter, else the measured one */
+	CHECK_EQ(afcd_rate_of(&c, &q), 40000000ULL);
+	c.rate_bps = 20000000ULL;
+	CHECK_EQ(afcd_rate_of(&c, &q), 20000000ULL);
+	/* expected: an arrival behind 30 kB at 20 Mbit/s will wait 12 ms; at
+	 * an unknown rate nothing is predicted */
+	afcd_qdisc_arrival(1000, 30000, 20000000ULL, &e);
+	CHECK(e.sojourn_ns == 12000000 && e.t_dep_ns == 12001000 && e.backlog == 30000,
+	      "arrival %llu", (unsigned long long)e.sojourn_ns);
+	afcd_qdisc_arrival(1000, 30000, 0, &e);
+	CHECK(e.sojourn_ns == 0 && e.t_dep_ns == 1000, "arrival at an unknown rate");
+	/* expected: the true sojourn at dequeue; never negative */
+	afcd_qdisc_departure(5000000, 1000000, 4500, &e);
+	CHECK(e.sojourn_ns == 4000000 && e.t_dep_ns == 5000000 && e.backlog == 4500, "departure");
+	afcd_qdisc_departure(1000, 2000, 0, &e);
+	CHECK_EQ(e.sojourn_ns, 0);
+	/* expected: pacing keeps its clock while it is ahead of now, and
+	 * keeps at most burst_ns of credit for a late dequeue */
+	CHECK_EQ(afcd_pace_next(10000, 5000, 600, 3000), 10600);
+	CHECK_EQ(afcd_pace_next(10000, 12000, 600, 3000), 10600);
+	CHECK_EQ(afcd_pace_next(10000, 20000, 600, 3000), 17600);
+	CHECK_EQ(afcd_pace_next(0, 100, 600, 3000), 600);
 }
 
 /* The GC's rule (the kernel's walk and the loader's use the same). */
@@ -1440,6 +1487,7 @@ int main(int argc, char **argv)
 	TEST(test_decide_policer);
 	TEST(test_decide_stages);
 	TEST(test_gc_idle);
+	TEST(test_qdisc_helpers);
 	TEST(test_isolate_key);
 	TEST(test_sampling_probability);
 	TEST(test_flow_rng);

@@ -131,11 +131,13 @@ def test_hook_follows_the_kernel(results, scheme):
     assert r["afcd_stats"]["hook"] == ("tcx" if tcx else "clsact"), (r["kernel"], tcx)
 
 
-def vm_script(script, result, out):
-    """Run tests/vm/SCRIPT through `afcd-testbed script` (in the VM) with
-    OUT as its output directory; its RESULT JSON."""
+def vm_script(script, result, out, kernel=None):
+    """Run tests/vm/SCRIPT through `afcd-testbed script` (in the VM, booted
+    from KERNEL's series when given) with OUT as its output directory; its
+    RESULT JSON."""
     r = subprocess.run(TESTBED + ["script", os.path.join(ROOT, "tests", "vm", script),
-                                  "--out", out], timeout=900)
+                                  "--out", out] + (["--kernel", kernel] if kernel else []),
+                       timeout=900)
     assert r.returncode == 0
     with open(os.path.join(out, result)) as fh:
         return json.load(fh)
@@ -209,3 +211,32 @@ def test_sender_pacing_kept(tmp_path):
     assert tx["early_ms_max"] <= 0.1, tx
     for cc in ("cubic", "bbr"):
         assert res[cc]["goodput_mbps"] <= 1.15 * res[cc]["pacing_mbps"], res[cc]
+
+
+def qdisc_kernel():
+    """The series ("6.18") of the newest kernel in /boot with BPF qdiscs
+    (Debian's from 6.17, which tools/deps.sh --vm unpacks), or None."""
+    for k in vm.vm_kernels():
+        series = ".".join(os.path.basename(k)[len("vmlinuz-"):].split(".")[:2])
+        if release_tuple(series) >= (6, 17):
+            return series
+    return None
+
+
+QDISC_KERNEL = qdisc_kernel()
+
+
+@pytest.mark.skipif(not QDISC_KERNEL, reason="no Linux >= 6.17 for the VM (tools/deps.sh --vm)")
+def test_bpf_qdisc_registers_attaches_and_passes_traffic(tmp_path):
+    """Expected result: on Linux >= 6.17 the qdisc object registers (every
+    program verified), tc makes `afcd` a veth's root qdisc, 20 pings of 20
+    come back through it and it counts them without a drop, and tc qdisc
+    del removes it."""
+    r = vm_script("qdisc_check.py", "qdisc.json", str(tmp_path), kernel=QDISC_KERNEL)
+    print(r)
+    assert r["kernel"].startswith(QDISC_KERNEL + "."), r["kernel"]
+    assert r["register"]["rc"] == 0, r["register"]["out"]
+    assert r["attach"]["rc"] == 0 and r["kind"] == "afcd", r["attach"]
+    assert r["ping_received"] == 20, r
+    assert r["counted"]["packets"] >= 20 and r["counted"]["drops"] == 0, r["counted"]
+    assert r["deleted"]["rc"] == 0 and r["deleted"]["kind_after"] != "afcd", r["deleted"]
