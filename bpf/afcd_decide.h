@@ -219,12 +219,18 @@ AFCD_INLINE void afcd_in_init(const struct afcd_config *c, __u64 now, __u32 len,
  * queued ahead of this one, never lost (an idle clock is moved to now
  * with one compare-and-swap; a busy one by a fetch-add, which cannot
  * fail). The departure may thus be later than the one the decision saw,
- * by the packets other CPUs admitted meanwhile. */
-AFCD_INLINE __u64 afcd_clock_advance(__u64 *clock_ns, __u64 seen, __u64 now, __u64 tx_ns)
+ * by the packets other CPUs admitted meanwhile. *idle_ns: how long the
+ * clock stood idle before this packet (now - seen when its
+ * compare-and-swap moved it, else 0; 0 for a clock never started). */
+AFCD_INLINE __u64 afcd_clock_advance(__u64 *clock_ns, __u64 seen, __u64 now, __u64 tx_ns,
+				     __u64 *idle_ns)
 {
+	*idle_ns = 0;
 	if (!afcd_time_after_eq(seen, now) &&
-	    __sync_val_compare_and_swap(clock_ns, seen, now + tx_ns) == seen)
+	    __sync_val_compare_and_swap(clock_ns, seen, now + tx_ns) == seen) {
+		*idle_ns = seen ? now - seen : 0;
 		return now + tx_ns;
+	}
 	return __sync_fetch_and_add(clock_ns, tx_ns) + tx_ns;
 }
 
@@ -321,11 +327,16 @@ AFCD_INLINE int afcd_law(struct afcd_queue *q, struct afcd_flow *f, const struct
 
 /* Stage 3, commit of an admitted packet (PASS or MARK) to the shared EDT
  * clock: its departure time in *e, or DROP_OVERLIMIT when other CPUs
- * filled the queue to the horizon since it looked (its slot given back). */
+ * filled the queue to the horizon since it looked (its slot given back).
+ * The time the queue stood idle before it goes to stats[AFCD_S_IDLE_NS]. */
 AFCD_INLINE __u32 afcd_commit(struct afcd_queue *q, const struct afcd_in *in, __u64 t_seen,
 			      __u32 verdict, struct afcd_edt *e)
 {
-	e->t_dep_ns = afcd_clock_advance(&q->t_last_ns, t_seen, in->now_ns, in->tx_ns);
+	__u64 idle;
+
+	e->t_dep_ns = afcd_clock_advance(&q->t_last_ns, t_seen, in->now_ns, in->tx_ns, &idle);
+	if (idle)
+		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_IDLE_NS], idle);
 	e->sojourn_ns = e->t_dep_ns - in->now_ns;
 	if (e->sojourn_ns > in->horizon_ns) {
 		AFCD_ATOMIC_ADD(&q->t_last_ns, -in->tx_ns);
@@ -340,10 +351,12 @@ AFCD_INLINE __u32 afcd_commit(struct afcd_queue *q, const struct afcd_in *in, __
 AFCD_INLINE void afcd_police_commit(struct afcd_queue *q, struct afcd_flow *f,
 				    const struct afcd_in *in, __u64 vt_seen, __u64 vt_next)
 {
+	__u64 idle;
+
 	if (!vt_next)
 		return;
 	if (in->mouse)
-		afcd_clock_advance(&q->mice_vt_ns, vt_seen, in->now_ns, in->police_tx_ns);
+		afcd_clock_advance(&q->mice_vt_ns, vt_seen, in->now_ns, in->police_tx_ns, &idle);
 	else if (f)
 		f->vt_ns = vt_next;
 }

@@ -119,6 +119,8 @@ size_t prom_render(char *b, size_t n, const char *dev, const struct snapshot *s)
 		  (double)s->c.rate_bps / 8 },
 		{ "estimate_refreshes_total", "counter", "Refreshes of m_fair and the global target.",
 		  (double)s->e.refreshes },
+		{ "queue_idle_seconds_total", "counter", "Time the virtual queue stood empty "
+		  "(the EDT backend's rate left unused).", (double)q->stats[AFCD_S_IDLE_NS] / 1e9 },
 	};
 
 	prom_counters(&p, dev, counters, sizeof(counters) / sizeof(counters[0]));

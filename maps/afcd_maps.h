@@ -271,7 +271,12 @@ enum afcd_cfg_flags {
 	FN(FRAGMENT, "fragment", "fragments_total", "",                                  \
 	   "IP fragments (their ports taken as 0).")                                     \
 	FN(STALE_FALLBACK, "stale_fallback", "fallback_packets_total", "",               \
-	   "Packets decided on the datapath's own estimates (loader heartbeat stale).")
+	   "Packets decided on the datapath's own estimates (loader heartbeat stale).")  \
+	FN(IDLE_NS, "idle_ns", NULL, "",                                                 \
+	   "Nanoseconds the virtual queue stood empty (EDT backend): the sum of the "   \
+	   "gaps between its clock and the arrivals that found it idle, from its "       \
+	   "first packet on; over an interval, the share of rate the queue left unused " \
+	   "(Prometheus: afcd_queue_idle_seconds_total).")
 
 /* Per-interface counters updated atomically outside the decision,
  * struct afcd_queue.astats[]. */

@@ -54,6 +54,9 @@ def aggregate(results):
             a["flows"].append(dict(f, goodput_mbps=m, goodput_sd=s))
         for key in ("jain", "utilization", "overlimit_share_after_warmup"):
             a[key], sd[key] = _mean_sd([r.get(key) for r in rs])
+        costs = [r.get("cost_after_warmup") for r in rs if r.get("cost_after_warmup")]
+        a["cost_after_warmup"] = {k: _mean_sd([c.get(k) for c in costs])[0]
+                                  for k in COST_KEYS} if costs else None
         a["queue_delay_ms"] = {}
         for p in ("p50", "p95", "p99", "max"):
             a["queue_delay_ms"][p], sd["qdelay_" + p] = _mean_sd(
@@ -95,6 +98,29 @@ def table(results):
             pm(100 * (cpu.get("guest_busy") or 0), None, "%.0f%%"),
             pm(100 * cpu["loader_busy"], None, "%.1f%%") if cpu.get("loader_busy") is not None
             else "-", valid))
+    return "\n".join(lines)
+
+
+COST_KEYS = ("vq_idle", "aqm_drop", "police_drop", "overlimit_drop")
+
+
+def cost_table(results):
+    """Markdown table of where the link goes under our schemes (means over
+    the valid repeats, after the warm-up): the share of the time the
+    virtual queue stood empty, and drops by reason in % of the packets
+    offered. Empty when no result has them."""
+    rows = [r for r in results if r.get("cost_after_warmup")]
+    if not rows:
+        return ""
+    lines = ["| scenario | scheme | utilization | virtual queue idle | drop law | "
+             "policer | horizon |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        c = r["cost_after_warmup"]
+        lines.append("| %s | %s | %s | %s |" % (
+            r["scenario"], r["label"],
+            "-" if r["utilization"] is None else "%.0f%%" % (100 * r["utilization"]),
+            " | ".join("-" if c.get(k) is None else "%.1f%%" % (100 * c[k])
+                       for k in COST_KEYS)))
     return "\n".join(lines)
 
 
@@ -140,6 +166,9 @@ def report(agg):
     """Print the table, the targets and the count of invalid runs of
     aggregated results (what `demo`, `run` and `plot` show)."""
     say("\n" + table(agg))
+    ct = cost_table(agg)
+    if ct:
+        say("\nwhere the link goes (after the warm-up):\n" + ct)
     tl = targets(agg)
     if tl:
         say("\ntargets (figures, not tests):\n" + "\n".join(tl))

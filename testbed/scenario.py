@@ -275,6 +275,8 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
                                    "fair_rate_mbps": e.get("fair_rate_bps", 0) / 1e6,
                                    "drain": e.get("drain_milli", 1000) / 1e3,
                                    "overlimit_drop": q["overlimit_drop"],
+                                   "passed": q.get("passed"),
+                                   "idle_ns": q.get("idle_ns"),
                                    "ecn_mark": q.get("ecn_mark"),
                                    "ce_threshold_mark": q.get("ce_threshold_mark")})
         th = threading.Thread(target=sample, daemon=True)
@@ -315,6 +317,7 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
     res["map_memlock_bytes"] = memory
     res.update(measured)
     res["overlimit_share_after_warmup"] = _overlimit_share(series, warmup_s)
+    res["cost_after_warmup"] = _cost_of_fairness(series, warmup_s)
     res["valid"], res["invalid_reasons"] = validity.judge(res)
     res["repeat"] = repeat
     res["wall_s"] = round(time.time() - t_start, 1)
@@ -340,6 +343,27 @@ def _overlimit_share(series, warmup_s):
     ovl = after[-1]["overlimit_drop"] - after[0]["overlimit_drop"]
     aqm = after[-1]["aqm_drop"] - after[0]["aqm_drop"]
     return ovl / (ovl + aqm) if ovl + aqm else None
+
+
+def _cost_of_fairness(series, warmup_s):
+    """Where the link goes under our schemes, after the warm-up (None
+    without two samples): the share of the time the virtual queue stood
+    empty (its rate left unused), and drops by reason per packet offered
+    (admitted + dropped): the drop law, the fair-rate policer (part of
+    the drop law's), the horizon."""
+    after = [s for s in series if s["t"] >= warmup_s and s.get("idle_ns") is not None]
+    if len(after) < 2 or after[-1]["t"] <= after[0]["t"]:
+        return None
+    a, b = after[0], after[-1]
+
+    def d(k):
+        return (b.get(k) or 0) - (a.get(k) or 0)
+    offered = d("passed") + d("aqm_drop") + d("overlimit_drop")
+    per = (lambda n: n / offered) if offered else (lambda n: None)
+    return {"vq_idle": d("idle_ns") / 1e9 / (b["t"] - a["t"]),
+            "aqm_drop": per(d("aqm_drop") - d("police_drop")),
+            "police_drop": per(d("police_drop")),
+            "overlimit_drop": per(d("overlimit_drop"))}
 
 
 def one_line(res):

@@ -1142,6 +1142,15 @@ static void test_decide_stages(void)
 	q.t_last_ns = now + c.horizon_ns;  /* filled since the packet looked */
 	CHECK_EQ(afcd_commit(&q, &in, now + in.tx_ns, AFCD_V_PASS, &e), AFCD_V_DROP_OVERLIMIT);
 	CHECK_EQ(q.t_last_ns, now + c.horizon_ns);
+	/* expected: the idle time counts only the gaps of a started clock:
+	 * none for the first packet (above) nor for a busy queue, now - clock
+	 * for an arrival that finds it idle */
+	CHECK_EQ(q.stats[AFCD_S_IDLE_NS], 0);
+	q.t_last_ns = now - 7000;
+	CHECK_EQ(afcd_commit(&q, &in, now - 7000, AFCD_V_PASS, &e), AFCD_V_PASS);
+	CHECK_EQ(q.stats[AFCD_S_IDLE_NS], 7000);
+	CHECK_EQ(afcd_commit(&q, &in, q.t_last_ns, AFCD_V_PASS, &e), AFCD_V_PASS);
+	CHECK_EQ(q.stats[AFCD_S_IDLE_NS], 7000);
 
 	/* account. expected: a police drop counts as a police and an AQM
 	 * drop, a mark as passed and marked, and a flow's target_i recorded

@@ -60,3 +60,30 @@ def test_all_valid_unchanged():
     assert (a["repeats"], a["valid_runs"], a["valid"]) == (3, 3, True)
     assert a["flows"][0]["goodput_mbps"] == 18.0
     assert report.table([a]).splitlines()[2].endswith("| 3/3 |")
+
+
+def test_cost_of_fairness_from_the_counters():
+    """Expected result: over the samples after the warm-up, the virtual
+    queue's idle share is the idle time over the elapsed time, and each
+    drop reason is a share of the packets offered (admitted + dropped),
+    the policer's counted apart from the rest of the drop law's; the
+    table shows them per scheme, and is empty without them."""
+    from testbed import scenario
+    series = [{"t": 0.5, "idle_ns": 0, "passed": 0, "aqm_drop": 0, "police_drop": 0,
+               "overlimit_drop": 0},
+              {"t": 1.0, "idle_ns": 1e8, "passed": 100, "aqm_drop": 10, "police_drop": 4,
+               "overlimit_drop": 0},
+              {"t": 11.0, "idle_ns": 6e8, "passed": 990, "aqm_drop": 110, "police_drop": 44,
+               "overlimit_drop": 10}]
+    c = scenario._cost_of_fairness(series, 1.0)
+    assert abs(c["vq_idle"] - 0.05) < 1e-9
+    assert abs(c["aqm_drop"] - 0.06) < 1e-9
+    assert abs(c["police_drop"] - 0.04) < 1e-9
+    assert abs(c["overlimit_drop"] - 0.01) < 1e-9
+    assert scenario._cost_of_fairness(series[:1], 0) is None
+    r = dict(_run("afcd", 1, 17.0, 17.0, 1.0), cost_after_warmup=c)
+    agg = report.aggregate([r, dict(r, repeat=2)])
+    assert agg[0]["cost_after_warmup"]["vq_idle"] == c["vq_idle"]
+    rows = report.cost_table(agg).splitlines()
+    assert rows[2].split(" | ")[3:] == ["5.0%", "6.0%", "4.0%", "1.0% |"], rows
+    assert report.cost_table(report.aggregate([_run("pfifo", 1, 10, 20, 0.9)])) == ""
