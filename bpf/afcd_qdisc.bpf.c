@@ -27,10 +27,13 @@
  * data), so it never CE-marks: ECN-capable packets are dropped like the
  * others (docs/ALGORITHM.md, the two backends).
  *
- * By hand (the loader does the same, and more):
+ * By hand:
  *   bpftool struct_ops register afcd_qdisc.bpf.o /sys/fs/bpf
  *   tc qdisc replace dev DEV root handle 1: afcd
- *   afcd set DEV backend...        (see afcd(8): attach --backend qdisc)
+ * Registered this way its maps are its own, without a config: every
+ * instance is a plain FIFO. The AFCD/FaLL behaviour needs the maps pinned
+ * at AFCD_PIN_DIR and an interface config with AFCD_F_QDISC, which the
+ * loader does not write yet.
  */
 #define BPF_NO_KFUNC_PROTOTYPES
 #include "vmlinux.h"
