@@ -44,6 +44,7 @@ RECEIVER = r"""
 import socket, struct, sys, time, json
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", 9999))
+print("ready", flush=True)
 s.settimeout(5)
 out = []
 try:
@@ -73,14 +74,30 @@ def main():
         try:
             rcv = subprocess.Popen(ns_cmd(d, ["/usr/bin/python3", "-c", RECEIVER]),
                                    stdout=subprocess.PIPE, text=True)
-            time.sleep(1.0)
+            # the sender starts once the receiver is bound (a Python start
+            # under TCG can take more than a second)
+            if rcv.stdout.readline().strip() != "ready":
+                raise RuntimeError("the receiver did not start")
+            # the neighbour resolved first: until ARP answers, the kernel
+            # holds the datagrams in the neighbour's queue (212,992 bytes)
+            # and drops its oldest, under TCG a dozen of them
+            in_ns(s, ["ping", "-c", "1", "-W", "5", "198.18.0.2"])
             in_ns(s, ["/usr/bin/python3", "-c", SENDER, "198.18.0.2"])
             got = json.loads(rcv.communicate(timeout=60)[0])
             early = [(tx - now) / 1e6 for _, tx, now in got]
+            st = nslib.afcd_stats(s, "s0", flows=False, dt=0)["queue"]
+            fq = in_ns(s, ["tc", "-s", "-j", "qdisc", "show", "dev", "s0"]).stdout
+            snmp = in_ns(d, ["cat", "/proc/net/snmp"]).stdout.splitlines()
+            udp = [ln.split()[1:] for ln in snmp if ln.startswith("Udp:")]
             res["txtime"] = {"sent": 200, "received": len(got),
                              "early_ms_max": max(early) if early else None,
                              "late_ms_median": sorted(-e for e in early)[len(early) // 2]
-                             if early else None}
+                             if early else None,
+                             "missing": sorted(set(range(200)) - {i for i, _, _ in got}),
+                             "afcd": {k: v for k, v in st.items() if "drop" in k or k == "passed"},
+                             "qdiscs": [{k: q.get(k) for k in ("kind", "drops", "packets")}
+                                        for q in json.loads(fq)],
+                             "udp_rx": dict(zip(*udp)) if len(udp) == 2 else None}
             for cc in ("cubic", "bbr"):
                 srv = subprocess.Popen(ns_cmd(d, ["iperf3", "-s", "-1", "-J", "-p", "5301"]),
                                        stdout=subprocess.PIPE, text=True)
