@@ -39,7 +39,7 @@ LIBS      := -lbpf -lelf -lz
 SANITIZE  ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-sanitize=alignment
 
 BPF_OBJS  := $(OUT)/afcd.bpf.o $(OUT)/afcd_ctl.bpf.o $(OUT)/afcd_qdisc.bpf.o $(OUT)/bench.bpf.o
-SKELS     := $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(OUT)/afcd_qdisc.skel.h $(OUT)/bench.skel.h
+SKELS     := $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(OUT)/bench.skel.h
 BINS      := $(OUT)/afcd $(OUT)/test_law $(OUT)/test_datapath $(OUT)/afcd-bench \
              $(OUT)/afcd-qsample
 HDRS      := maps/afcd_maps.h maps/afcd_maps.bpf.h bpf/afcd_law.h bpf/afcd_ctl.h bpf/afcd_parse.h \
@@ -73,9 +73,13 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUT)/afcd: loader/*.c loader/*.h $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(HDRS) VERSION | $(OUT)
+# the qdisc object is embedded as it is (.incbin), not as a skeleton:
+# bpftool >= 7.5 writes struct_ops skeletons for libbpf >= 1.5 only
+$(OUT)/afcd: loader/*.c loader/*.h $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(OUT)/afcd_qdisc.bpf.o \
+	     $(HDRS) VERSION | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DAFCD_VERSION='"$(VERSION)"' $(INCLUDES) -Iloader \
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -DAFCD_VERSION='"$(VERSION)"' \
+		-DAFCD_QDISC_OBJ='"$(abspath $(OUT)/afcd_qdisc.bpf.o)"' $(INCLUDES) -Iloader \
 		loader/*.c -o $@ $(LDFLAGS) $(LIBS) -lmicrohttpd -lmnl -ljson-c -lm
 
 $(OUT)/test_law: tests/unit/test_law.c lib/pkt.h tests/unit/check.h $(HDRS) | $(OUT)

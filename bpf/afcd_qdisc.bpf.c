@@ -27,13 +27,13 @@
  * data), so it never CE-marks: ECN-capable packets are dropped like the
  * others (docs/ALGORITHM.md, the two backends).
  *
- * By hand:
- *   bpftool struct_ops register afcd_qdisc.bpf.o /sys/fs/bpf
- *   tc qdisc replace dev DEV root handle 1: afcd
- * Registered this way its maps are its own, without a config: every
- * instance is a plain FIFO. The AFCD/FaLL behaviour needs the maps pinned
- * at AFCD_PIN_DIR and an interface config with AFCD_F_QDISC, which the
- * loader does not write yet.
+ * `afcd attach DEV --backend qdisc rate R` registers it over the maps
+ * pinned at AFCD_PIN_DIR (its link pinned at AFCD_QDISC_OPS_PIN), writes
+ * the interface's config with AFCD_F_QDISC and makes it the root qdisc;
+ * once registered, `tc qdisc replace dev DEV root afcd` works too (a plain
+ * FIFO on an interface without such a config). Registered by hand
+ * (`bpftool struct_ops register afcd_qdisc.bpf.o DIR`) its maps are
+ * pinned elsewhere, without any config: every instance is a plain FIFO.
  */
 #define BPF_NO_KFUNC_PROTOTYPES
 #include "vmlinux.h"
@@ -452,6 +452,10 @@ void BPF_PROG(afcd_qdisc_destroy, struct Qdisc *sch)
 	bpf_map_delete_elem(&afcd_qfifo, &k);
 }
 
+/* The loader sets BPF_F_LINK on this map before loading (a struct_ops
+ * link, pinned at AFCD_QDISC_OPS_PIN, so the registration lives as long
+ * as the pin); the section stays ".struct_ops" because bpftool >= 7.5
+ * writes a ".struct_ops.link" map into a skeleton that needs libbpf 1.5 */
 SEC(".struct_ops")
 struct Qdisc_ops afcd = {
 	.enqueue = (void *)afcd_qdisc_enqueue,

@@ -3,7 +3,9 @@
  * afcd attach DEV rate R [param value]... [options]: check everything
  * that can be checked without changing anything, load (or adopt) the
  * program and its pins, write the config, attach to the egress hook
- * (tcx where it can, clsact otherwise; --attach), then
+ * (tcx where it can, clsact otherwise; --attach) or, with --backend
+ * qdisc, register the qdisc afcd (qdisc_ops.h) and make it the root
+ * qdisc, then
  * run the refresh loop (scan.h) in the foreground until a signal,
  * --duration, or the interface is taken over or detached. On exit it
  * removes what it put there, unless --keep. See cmds.h.
@@ -25,6 +27,7 @@
 #include "params.h"
 #include "pins.h"
 #include "prom.h"
+#include "qdisc_ops.h"
 #include "scan.h"
 #include "sys.h"
 #include "tc.h"
@@ -33,8 +36,13 @@
 /* in the order of enum refresh_mode and enum tc_hook */
 static const char *const refresh_names[] = { "auto", "kernel", "user", NULL };
 static const char *const hook_names[] = { "auto", "tcx", "clsact", NULL };
+static const char *const backend_names[] = { "edt", "qdisc", NULL };
 
 const struct opt_def attach_opts[] = {
+	{ "backend", 0, OPT_CHOICE, ROFF(backend), "B",
+	  "edt: a tc egress program stamps departure times that sch_fq enforces (default); "
+	  "qdisc: the BPF qdisc afcd as the root qdisc, the drop law at dequeue on the true "
+	  "sojourn (Linux >= 6.16 with CONFIG_NET_SCH_BPF)", backend_names },
 	{ "attach", 0, OPT_CHOICE, ROFF(hook), "HOOK",
 	  "where to attach afcd_egress: tcx (Linux >= 6.6, a libbpf >= 1.3 build), clsact, "
 	  "or auto (tcx where it can, default)", hook_names },
@@ -135,6 +143,21 @@ static int attach_check(struct attach *a, int argc, char **argv)
 			"--takeover to hand the interface to this one", a->dev, other);
 		return 1;
 	}
+	if (a->ro.backend == BACKEND_QDISC) {
+		char why[192];
+
+		if (a->ro.hook != HOOK_AUTO || a->ro.install_fq || a->ro.skip_fq_check) {
+			pr_warn("--attach, --install-fq and --skip-fq-check are for --backend edt: "
+				"the qdisc backend is the root qdisc itself");
+			return 1;
+		}
+		if (!qdisc_ops_available(why, sizeof(why))) {
+			pr_warn("--backend qdisc: %s", why);
+			return 1;
+		}
+		a->fp.c.flags |= AFCD_F_QDISC;
+		return 0;
+	}
 	if (a->ro.hook != HOOK_CLSACT) {
 		char why[192];
 
@@ -186,8 +209,17 @@ static int attach_load(struct attach *a)
 	lock = pins_lock();
 	if (lock < 0)
 		return 1;
-	if ((tc_find_afcd_filter(a->ifindex, NULL) || tcx_find_afcd(a->ifindex)) &&
-	    !pins_open(&a->p, true)) {
+	if (a->ro.backend == BACKEND_QDISC) {
+		/* the kind registered once per machine; an afcd root qdisc
+		 * already there (a loader killed, or --keep) is adopted */
+		if (qdisc_ops_ensure())
+			goto fail_locked;
+		pins_chmod();
+		if (pins_open(&a->p, false))
+			goto fail_locked;
+		a->adopted = afcd_qdisc_is_root(a->ifindex);
+	} else if ((tc_find_afcd_filter(a->ifindex, NULL) || tcx_find_afcd(a->ifindex)) &&
+		   !pins_open(&a->p, true)) {
 		a->adopted = true;
 	} else {
 		a->skel = afcd_bpf__open_opts(&oo);
@@ -217,7 +249,11 @@ static int attach_load(struct attach *a)
 	if (werr)
 		return 1;
 	a->configured = true;
-	if (!a->adopted) {
+	if (a->ro.backend == BACKEND_QDISC) {
+		/* after the config: its first packet is judged */
+		if (!a->adopted && afcd_qdisc_install(a->ifindex, a->dev))
+			return 1;
+	} else if (!a->adopted) {
 		prog_fd = bpf_program__fd(a->skel->progs.afcd_egress);
 		if (a->ro.hook == HOOK_TCX ? tcx_attach(a->ifindex, a->dev, prog_fd) :
 		    tc_attach(a->ifindex, a->dev, prog_fd))
@@ -242,6 +278,7 @@ fail_locked:
 static int attach_run(struct attach *a)
 {
 	struct loop_state *ls = &a->ls;
+	char where[96];
 	__u64 next;
 
 	if (a->ro.refresh != REFRESH_USER) {
@@ -278,9 +315,14 @@ static int attach_run(struct attach *a)
 			pr_info("cannot arm the refresh timer (%s): refreshing from user space",
 				strerror(-err));
 	}
-	pr_info("%s afcd_egress on %s's %s egress (slot %u), algo %s, refresh every %.3f ms by %s%s",
-		a->adopted ? "adopted the program attached" : "attached", a->dev,
-		hook_name(a->ifindex), a->fp.c.slot, afcd_algo_name(a->fp.c.algo),
+	if (a->ro.backend == BACKEND_QDISC)
+		snprintf(where, sizeof(where), "the qdisc afcd as %s's root qdisc", a->dev);
+	else
+		snprintf(where, sizeof(where), "afcd_egress on %s's %s egress", a->dev,
+			 hook_name(a->ifindex));
+	pr_info("%s %s (slot %u), algo %s, refresh every %.3f ms by %s%s",
+		a->adopted ? "adopted" : "attached", where, a->fp.c.slot,
+		afcd_algo_name(a->fp.c.algo),
 		a->fp.c.update_period_ns / 1e6, ls->kernel ? "a BPF timer" : "this process",
 		a->ro.keep ? ", --keep" : "");
 

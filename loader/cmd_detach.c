@@ -30,6 +30,7 @@ int detach_dev(const char *dev, __u32 ifindex)
 	lock = have_pins ? pins_lock() : -1;
 	tc_detach_filters(ifindex, dev);
 	tcx_detach(ifindex, dev);
+	afcd_qdisc_remove(ifindex);
 	if (have_pins && !config_delete_locked(&p, ifindex, &c)) {
 		had_cfg = true;
 		if (c.flags & AFCD_F_FQ_INSTALLED)

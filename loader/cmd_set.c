@@ -43,8 +43,8 @@ int cmd_set(int argc, char **argv)
 	}
 	params_complete(&full);
 	if (exists)
-		full.c.flags = (full.c.flags & ~AFCD_F_FQ_INSTALLED) |
-			       (cur.flags & AFCD_F_FQ_INSTALLED);
+		full.c.flags = (full.c.flags & ~AFCD_F_ATTACH_FLAGS) |
+			       (cur.flags & AFCD_F_ATTACH_FLAGS);
 	if (params_validate(&full, err, sizeof(err))) {
 		pr_warn("%s", err);
 		pins_close(&p);

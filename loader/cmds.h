@@ -24,7 +24,13 @@ struct run_opts {
 	__u64 gc_idle_ns;       /* default 10 s */
 	int refresh;            /* enum refresh_mode */
 	int hook;               /* enum tc_hook: --attach */
+	int backend;            /* enum afcd_backend: --backend */
 };
+
+/* Where the drop law runs (afcd attach --backend; cmd_attach.c names
+ * them in this order): the EDT program on the egress hook over sch_fq,
+ * or the BPF qdisc afcd as the root qdisc (AFCD_F_QDISC). */
+enum afcd_backend { BACKEND_EDT = 0, BACKEND_QDISC };
 
 extern const struct opt_def attach_opts[], stats_opts_table[];
 

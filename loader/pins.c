@@ -138,6 +138,7 @@ void pins_unlink(void)
 		pin_path(path, sizeof(path), i);
 		unlink(path);
 	}
+	unlink(AFCD_QDISC_OPS_PIN);    /* the qdisc kind goes with its maps */
 }
 
 int cfg_lookup(struct pins *p, __u32 ifindex, struct afcd_config *c)

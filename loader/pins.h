@@ -31,7 +31,8 @@ void pins_close(struct pins *p);
  * map, by id)? 0, or -1 with the reason in why: someone removed a pin or
  * remounted bpffs, so that no tool can reach this loader's maps. */
 int pins_check(const struct pins *p, char *why, size_t n);
-/* Mode 0600 on every pin; unlink every pin (no interface left). */
+/* Mode 0600 on every pin; unlink every pin and the qdisc backend's
+ * struct_ops link (AFCD_QDISC_OPS_PIN) when no interface is left. */
 void pins_chmod(void);
 void pins_unlink(void);
 

@@ -78,25 +78,31 @@ static bool watch_due(struct loop_state *ls, __u64 now)
 	return true;
 }
 
-/* Are the pins the loader's maps and afcd_egress attached? true, or false
+/* Are the pins the loader's maps and afcd_egress attached (backend qdisc:
+ * the root qdisc afcd)? true, or false
  * with ls->lost set (or not, when a detach removed the config too: the
  * caller's next look finds no config). */
 static bool watch(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now)
 {
 	struct afcd_config c;
+	bool qdisc;
 
 	ls->last_check_ns = now;
 	if (pins_check(p, ls->lost, sizeof(ls->lost)))
 		return false;
-	if (!tcx_find_afcd(ifindex) && !tc_find_afcd_filter(ifindex, NULL)) {
+	qdisc = !cfg_lookup(p, ifindex, &c) && (c.flags & AFCD_F_QDISC);
+	if (qdisc ? !afcd_qdisc_is_root(ifindex) :
+	    !tcx_find_afcd(ifindex) && !tc_find_afcd_filter(ifindex, NULL)) {
 		/* an `afcd detach` removes the program, then the config,
 		 * under the pins' lock: wait for it, and tell the two apart */
 		int lock = pins_lock(), gone = cfg_lookup(p, ifindex, &c);
 
 		pins_unlock(lock);
 		if (!gone)
-			snprintf(ls->lost, sizeof(ls->lost), "afcd_egress is no longer attached "
-				 "to its egress (a tc filter or tcx link removed by hand?)");
+			snprintf(ls->lost, sizeof(ls->lost), "%s", qdisc ?
+				 "the root qdisc is no longer afcd (replaced or deleted with tc?)" :
+				 "afcd_egress is no longer attached to its egress (a tc filter or "
+				 "tcx link removed by hand?)");
 		return false;
 	}
 	return true;

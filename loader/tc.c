@@ -335,7 +335,10 @@ int tcx_detach(__u32 ifindex, const char *dev)
 const char *hook_name(__u32 ifindex)
 {
 	int t = tcx_find_afcd(ifindex) > 0, c = tc_find_afcd_filter(ifindex, NULL) > 0;
+	bool qd = afcd_qdisc_is_root(ifindex);
 
+	if (qd)
+		return t && c ? "qdisc+tcx+clsact" : t ? "qdisc+tcx" : c ? "qdisc+clsact" : "qdisc";
 	return t && c ? "tcx+clsact" : t ? "tcx" : c ? "clsact" : "none";
 }
 
@@ -398,6 +401,21 @@ static int qdisc_dump(struct fq_scan *s)
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 
 	return nl_talk(tc_request(buf, RTM_GETQDISC, NLM_F_DUMP, s->ifindex, 0), qdisc_cb, s);
+}
+
+/* The root qdisc's kind ("" when there is none or the dump fails). */
+static void root_qdisc_kind(__u32 ifindex, char *kind, size_t n)
+{
+	static struct fq_scan s;
+
+	memset(&s, 0, sizeof(s));
+	s.ifindex = ifindex;
+	kind[0] = 0;
+	if (qdisc_dump(&s))
+		return;
+	for (int i = 0; i < s.n; i++)
+		if (s.q[i].parent == TC_H_ROOT)
+			snprintf(kind, n, "%s", s.q[i].kind);
 }
 
 static bool has_clsact(__u32 ifindex)
@@ -507,5 +525,43 @@ int fq_remove(__u32 ifindex)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 
+	return nl_talk(tc_request(buf, RTM_DELQDISC, NLM_F_ACK, ifindex, TC_H_ROOT), NULL, NULL);
+}
+
+/* ---- The qdisc backend's root qdisc ------------------------------------------ */
+
+bool afcd_qdisc_is_root(__u32 ifindex)
+{
+	char kind[16];
+
+	root_qdisc_kind(ifindex, kind, sizeof(kind));
+	return !strcmp(kind, AFCD_QDISC_KIND);
+}
+
+int afcd_qdisc_install(__u32 ifindex, const char *dev)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = tc_request(buf, RTM_NEWQDISC,
+					  NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE, ifindex,
+					  TC_H_ROOT);
+	int err;
+
+	mnl_attr_put_strz(nlh, TCA_KIND, AFCD_QDISC_KIND);
+	err = nl_talk(nlh, NULL, NULL);
+	if (err == -ENOENT)
+		pr_warn("the qdisc %s is not registered (its struct_ops link was removed?)",
+			AFCD_QDISC_KIND);
+	else if (err)
+		pr_warn("cannot make %s the root qdisc of %s: %s (tc qdisc replace dev %s root %s)",
+			AFCD_QDISC_KIND, dev, strerror(-err), dev, AFCD_QDISC_KIND);
+	return err;
+}
+
+int afcd_qdisc_remove(__u32 ifindex)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+
+	if (!afcd_qdisc_is_root(ifindex))
+		return 0;
 	return nl_talk(tc_request(buf, RTM_DELQDISC, NLM_F_ACK, ifindex, TC_H_ROOT), NULL, NULL);
 }

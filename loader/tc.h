@@ -43,8 +43,10 @@ int tcx_attach(__u32 ifindex, const char *dev, int prog_fd);
  * plain attachments) and unlink its pin. 0 or -errno (printed). */
 int tcx_detach(__u32 ifindex, const char *dev);
 
-/* The hooks running afcd_egress on ifindex: "tcx", "clsact",
- * "tcx+clsact" (both: every packet is stamped twice), or "none". */
+/* The hooks running afcd on ifindex: "tcx", "clsact", "tcx+clsact"
+ * (both: every packet is stamped twice), "none", or "qdisc" (the root
+ * qdisc is afcd), alone or before the others ("qdisc+tcx": the EDT
+ * program passes the packets of a qdisc-backend interface untouched). */
 const char *hook_name(__u32 ifindex);
 
 /* Where the loader attaches afcd_egress: clsact egress, this handle and
@@ -86,5 +88,20 @@ int fq_check(__u32 ifindex, const char *dev, const struct afcd_config *c, bool i
 
 /* Delete ifindex's root qdisc (the fq this loader installed). */
 int fq_remove(__u32 ifindex);
+
+/* The qdisc backend (bpf/afcd_qdisc.bpf.c, registered by qdisc_ops.h):
+ * the kind of its root qdisc. */
+#define AFCD_QDISC_KIND "afcd"
+
+/* Is ifindex's root qdisc the BPF qdisc afcd? false on any error. */
+bool afcd_qdisc_is_root(__u32 ifindex);
+
+/* Make afcd ifindex's root qdisc (replacing the one there; its packets
+ * are dropped, as `tc qdisc replace` does). 0 or -errno (printed). */
+int afcd_qdisc_install(__u32 ifindex, const char *dev);
+
+/* Delete ifindex's root qdisc when it is afcd (the kernel's default
+ * qdisc takes its place). 0 (also when it is not afcd) or -errno. */
+int afcd_qdisc_remove(__u32 ifindex);
 
 #endif /* AFCD_TC_H */

@@ -62,6 +62,14 @@
  * not in AFCD_PINS. */
 #define AFCD_TCX_PIN_FMT AFCD_PIN_DIR "/afcd_tcx_%u"
 
+/* The pinned struct_ops link of the qdisc backend's Qdisc_ops `afcd`
+ * (bpf/afcd_qdisc.bpf.c): while it exists the qdisc kind is registered
+ * with the kernel, over the maps above. The loader creates it with the
+ * first `afcd attach --backend qdisc` and removes it with the pins, when
+ * no interface is left; qdiscs still running then stay plain FIFOs until
+ * deleted. Not a map, so not in AFCD_PINS. */
+#define AFCD_QDISC_OPS_PIN AFCD_PIN_DIR "/afcd_qdisc_ops"
+
 /* ---- Sizes and bounds -------------------------------------------------- */
 
 /* Interfaces that may run the program at once: each configured interface
@@ -231,6 +239,9 @@ enum afcd_cfg_flags {
 	/* Loader bookkeeping, ignored by the datapath: the loader installed
 	 * the root fq (`--install-fq`), so its detach removes it */
 	AFCD_F_FQ_INSTALLED = 1u << 8,
+	/* How the interface is attached, not parameters: `afcd set` keeps
+	 * them as they are */
+	AFCD_F_ATTACH_FLAGS = AFCD_F_QDISC | AFCD_F_FQ_INSTALLED,
 };
 
 /* ---- Counters: one list each ------------------------------------------

@@ -247,3 +247,27 @@ def test_aggregates_reported(pair):
         assert 'afcd_aggregate_drops_total{dev="v0",kind="overflow"} 0' in body
     finally:
         stop(p)
+
+
+def kernel_has_bpf_qdiscs():
+    """Does the running kernel's BTF have the Qdisc_ops struct_ops type?"""
+    out = subprocess.run(["bpftool", "btf", "dump", "file", "/sys/kernel/btf/vmlinux"],
+                         capture_output=True, text=True).stdout
+    return "STRUCT 'bpf_struct_ops_Qdisc_ops'" in out
+
+
+@pytest.mark.parametrize("extra", [[], ["--install-fq"], ["--attach", "tcx"]])
+def test_qdisc_backend_refused_where_it_cannot_run(pair, extra):
+    """Expected result: `--backend qdisc` on a kernel without BPF qdiscs
+    (the hosts: CONFIG_NET_SCH_BPF off), or with an option of the EDT
+    backend, is one line of error and changes nothing: no qdisc, no
+    program, no pins."""
+    if not extra and kernel_has_bpf_qdiscs():
+        pytest.skip("this kernel has BPF qdiscs (the VM test covers it)")
+    a, _ = pair
+    before = (tc_state(a, "v0"), nslib.pins())
+    r = afcd(a, "attach", "v0", "--backend", "qdisc", "rate", RATE, *extra, check=False)
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    assert r.returncode == 1 and len(lines) == 1, r.stderr
+    assert ("no BPF qdiscs" if not extra else "for --backend edt") in lines[0], lines
+    assert (tc_state(a, "v0"), nslib.pins()) == before

@@ -240,3 +240,36 @@ def test_bpf_qdisc_registers_attaches_and_passes_traffic(tmp_path):
     assert r["ping_received"] == 20, r
     assert r["counted"]["packets"] >= 20 and r["counted"]["drops"] == 0, r["counted"]
     assert r["deleted"]["rc"] == 0 and r["deleted"]["kind_after"] != "afcd", r["deleted"]
+
+
+@pytest.mark.skipif(not QDISC_KERNEL, reason="no Linux >= 6.17 for the VM (tools/deps.sh --vm)")
+def test_loader_qdisc_backend(tmp_path):
+    """Expected result: `afcd attach s0 --backend qdisc rate 20mbit`
+    registers the qdisc (its link pinned), makes it s0's root qdisc and
+    `afcd stats` says hook qdisc; a CUBIC flow against a 40 Mbit/s UDP
+    flood gets at least 40 % of its 10 Mbit/s share, the flood at most 75 %
+    of the link, with drops counted by the drop law or the policer, and a
+    ping through the loaded queue waits at most 100 ms more than idle (a
+    FIFO of the qdisc's 10,240 packets would hold seconds); after SIGKILL
+    the qdisc stays and the next loader adopts it; `tc qdisc replace ...
+    root afcd` works on another interface while registered; the loader's
+    exit removes the qdisc, the link's pin, the pins and the registration."""
+    r = vm_script("qdisc_loader_check.py", "qdisc_loader.json", str(tmp_path),
+                  kernel=QDISC_KERNEL)
+    print(r)
+    a = r["attached"]
+    assert a["kind"] == "afcd" and a["hook"] == "qdisc" and a["ops_pinned"], a
+    assert "afcd" in a["struct_ops"], a
+    ld, fair = r["load"], r["rate_mbit"] / 2
+    assert ld["tcp_mbps"] >= 0.4 * fair, ld
+    assert ld["udp_mbps"] <= 0.75 * r["rate_mbit"], ld
+    assert ld["queue"]["aqm_drop"] + ld["queue"]["police_drop"] > 0, ld
+    idle = min(r["idle_ping_ms"])
+    assert ld["pings"] >= 30 and ld["ping_ms_p50"] <= idle + 100, (idle, ld)
+    k = r["killed"]
+    assert k["kind"] == "afcd" and k["adopted"] and k["pings"] == 5, k
+    t = r["by_tc"]
+    assert t["rc"] == 0 and t["kind"] == "afcd" and t["pings"] == 5, t
+    dt = r["detached"]
+    assert dt["rc"] == 0 and dt["kind"] != "afcd", dt
+    assert not dt["ops_pinned"] and "afcd" not in dt["struct_ops"] and not dt["pins"], dt
