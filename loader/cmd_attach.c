@@ -47,7 +47,8 @@ const struct opt_def attach_opts[] = {
 	  "where to attach afcd_egress: tcx (Linux >= 6.6, a libbpf >= 1.3 build), clsact, "
 	  "or auto (tcx where it can, default)", hook_names },
 	{ "install-fq", 0, OPT_FLAG, ROFF(install_fq), NULL,
-	  "install a root fq sized for the program if missing" },
+	  "install a root fq sized for the program if missing (--backend qdisc installs "
+	  "its own root qdisc: nothing to add)" },
 	{ "skip-fq-check", 0, OPT_FLAG, ROFF(skip_fq_check), NULL,
 	  "attach without sch_fq (tests; tstamps not enforced)" },
 	{ "keep", 0, OPT_FLAG, ROFF(keep), NULL,
@@ -146,9 +147,11 @@ static int attach_check(struct attach *a, int argc, char **argv)
 	if (a->ro.backend == BACKEND_QDISC) {
 		char why[192];
 
-		if (a->ro.hook != HOOK_AUTO || a->ro.install_fq || a->ro.skip_fq_check) {
-			pr_warn("--attach, --install-fq and --skip-fq-check are for --backend edt: "
-				"the qdisc backend is the root qdisc itself");
+		/* --install-fq is the systemd unit's default: the qdisc
+		 * backend installs its own root qdisc, so it adds nothing */
+		if (a->ro.hook != HOOK_AUTO || a->ro.skip_fq_check) {
+			pr_warn("--attach and --skip-fq-check are for --backend edt: the qdisc "
+				"backend is the root qdisc itself");
 			return 1;
 		}
 		if (!qdisc_ops_available(why, sizeof(why))) {

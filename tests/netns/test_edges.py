@@ -256,7 +256,7 @@ def kernel_has_bpf_qdiscs():
     return "STRUCT 'bpf_struct_ops_Qdisc_ops'" in out
 
 
-@pytest.mark.parametrize("extra", [[], ["--install-fq"], ["--attach", "tcx"]])
+@pytest.mark.parametrize("extra", [[], ["--skip-fq-check"], ["--attach", "tcx"]])
 def test_qdisc_backend_refused_where_it_cannot_run(pair, extra):
     """Expected result: `--backend qdisc` on a kernel without BPF qdiscs
     (the hosts: CONFIG_NET_SCH_BPF off), or with an option of the EDT

@@ -96,6 +96,14 @@ def main():
                            "ops_pinned": os.path.exists(OPS_PIN),
                            "struct_ops": struct_ops_names()}
         res["idle_ping_ms"] = ping_ms(s, "198.18.0.2", 5, 0.2)
+        # every packet counted once, by afcd and by tc alike: 300 pings
+        c0 = nslib.afcd_stats(s, "s0", flows=False, dt=0)["queue"]["passed"]
+        t0 = root_qdisc(s, "s0").get("packets", 0)
+        n = len(ping_ms(s, "198.18.0.2", 300, 0.01))
+        res["count"] = {"pings": n,
+                        "afcd_passed": nslib.afcd_stats(s, "s0", flows=False,
+                                                        dt=0)["queue"]["passed"] - c0,
+                        "tc_sent": root_qdisc(s, "s0").get("packets", 0) - t0}
         res["load"] = load(s, d)
         st = nslib.afcd_stats(s, "s0", flows=False, dt=0)
         res["load"]["queue"] = {k: st["queue"][k] for k in
@@ -108,7 +116,7 @@ def main():
         p.wait()
         res["killed"] = {"kind": root_qdisc(s, "s0").get("kind")}
         p = nslib.start_loader(s, "s0", "--backend", "qdisc", "rate", "%gmbit" % RATE_MBIT,
-                               log=log + ".2")
+                               "--install-fq", log=log + ".2")   # as the systemd unit
         time.sleep(0.5)
         with open(log + ".2") as fh:
             res["killed"]["adopted"] = "adopted" in fh.read()

@@ -246,7 +246,7 @@ def test_bpf_qdisc_registers_attaches_and_passes_traffic(tmp_path):
 def test_loader_qdisc_backend(tmp_path):
     """Expected result: `afcd attach s0 --backend qdisc rate 20mbit`
     registers the qdisc (its link pinned), makes it s0's root qdisc and
-    `afcd stats` says hook qdisc; a CUBIC flow against a 40 Mbit/s UDP
+    `afcd stats` says hook qdisc; afcd and tc count the same packets; a CUBIC flow against a 40 Mbit/s UDP
     flood gets at least 40 % of its 10 Mbit/s share, the flood at most 75 %
     of the link, with drops counted by the drop law or the policer, and a
     ping through the loaded queue waits at most 100 ms more than idle (a
@@ -260,6 +260,10 @@ def test_loader_qdisc_backend(tmp_path):
     a = r["attached"]
     assert a["kind"] == "afcd" and a["hook"] == "qdisc" and a["ops_pinned"], a
     assert "afcd" in a["struct_ops"], a
+    # 300 echo requests (and at most a few ARP frames) sent and counted
+    c = r["count"]
+    assert c["pings"] == 300 and 300 <= c["afcd_passed"] <= 310, c
+    assert c["tc_sent"] == c["afcd_passed"], c
     ld, fair = r["load"], r["rate_mbit"] / 2
     assert ld["tcp_mbps"] >= 0.4 * fair, ld
     assert ld["udp_mbps"] <= 0.75 * r["rate_mbit"], ld
