@@ -4,6 +4,7 @@
 # make deps       install the Debian 12 packages the build and tests need
 # make test       unit tests (host + BPF_PROG_TEST_RUN) and namespace tests
 # make bench      per-packet cost of every algo next to baseline programs
+# make bench-qdisc the qdisc backend against pfifo, fq and a BPF FIFO (VM, Linux 6.18)
 # make demo       the testbed demo (see README.md)
 # make install    afcd and its tools to $(PREFIX)/sbin, the systemd unit, /etc/afcd
 #                 examples, man pages, bash completion
@@ -46,7 +47,7 @@ HDRS      := maps/afcd_maps.h maps/afcd_maps.bpf.h bpf/afcd_law.h bpf/afcd_ctl.h
              bpf/afcd_classify.bpf.h bpf/afcd_config.h \
              bpf/afcd_decide.h
 
-.PHONY: all deps test test-unit test-netns test-vm bench fuzz demo install deb docs clean
+.PHONY: all deps test test-unit test-netns test-vm bench bench-qdisc fuzz demo install deb docs clean
 .DELETE_ON_ERROR:
 
 all: $(BPF_OBJS) $(SKELS) $(BINS)
@@ -124,6 +125,13 @@ test-vm: all
 bench: all
 	$(Q)$(OUT)/afcd-bench
 	$(Q)$(PYTHON) -m testbed.bench_loader
+
+# the qdisc backend's cost through a veth against pfifo, fq and a BPF FIFO,
+# in a VM booted from a kernel with BPF qdiscs (tools/deps.sh --vm)
+QDISC_KERNEL ?= 6.18
+bench-qdisc: all
+	$(Q)$(PYTHON) -m testbed script testbed/qdisc_bench.py --kernel $(QDISC_KERNEL) \
+		--out $(OUT)/bench-qdisc
 
 # 10^7 mutated frames (2 * 10^6 per algorithm) through the datapath;
 # make test runs 10^5 per algorithm.

@@ -21,6 +21,10 @@ Variants of ours (the loader's algo and parameters):
   dctcp-k                 the same marking by the kernel (CoDel's
                           ce_threshold under HTB, CoDel itself held off),
                           to check ours against
+  afcd-qdisc, fall-qdisc  afcd and fall as the BPF qdisc (`afcd attach
+                          --backend qdisc`, paced at the rate; Linux >= 6.16
+                          with CONFIG_NET_SCH_BPF: --kernel 6.18): the drop
+                          law at dequeue on the measured sojourn
 RED and SFB take Table 3.1's settings (and 4.1's: the same for RED):
 thresholds at 0.2 and 0.8 of the buffer, max_p 0.02; SFB's target 1.5/N
 of the buffer (N: the figure's long flows), max 1.2 x target,
@@ -39,14 +43,18 @@ VARIANTS = {
     "fall-paper": ("fall", ["police", "off"]),
     "afcd-ref": ("afcd", ["police", "off", "codel_state", "global", "exponent", "4"]),
     "dctcp": ("droptail", ["ecn", "on"]),
+    "afcd-qdisc": ("afcd", []), "fall-qdisc": ("fall", []),
 }
+# ours as the BPF qdisc rather than the EDT program over sch_fq
+QDISC_BACKEND = {"afcd-qdisc", "fall-qdisc"}
 OURS = list(VARIANTS)
 KERNEL = ["pfifo", "kcodel", "fq_codel", "pie", "red", "sfb", "cake", "fq_pie", "dctcp-k"]
 LABELS = {"droptail": "EDT drop-tail", "codel": "EDT CoDel", "afd": "AFD", "afcd": "AFCD",
           "fall": "FaLL", "afcd-paper": "AFCD (text)", "fall-paper": "FaLL (text)",
           "afcd-ref": "AFCD (ref. code)", "dctcp": "DCTCP", "pfifo": "drop-tail",
           "kcodel": "CoDel", "fq_codel": "fq_codel", "pie": "PIE", "red": "RED", "sfb": "SFB",
-          "cake": "CAKE", "fq_pie": "fq_pie", "dctcp-k": "DCTCP (kernel marking)"}
+          "cake": "CAKE", "fq_pie": "fq_pie", "dctcp-k": "DCTCP (kernel marking)",
+          "afcd-qdisc": "AFCD (qdisc)", "fall-qdisc": "FaLL (qdisc)"}
 # the congestion control a scheme's senders run instead of the figure's
 SENDER_CC = {"dctcp": "dctcp", "dctcp-k": "dctcp"}
 # kernel modules a scheme needs beyond the testbed's own (testbed.cli)
@@ -106,8 +114,10 @@ class Bottleneck:
 
     def install(self):
         if self.scheme in OURS:
+            backend = (["--backend", "qdisc"] if self.scheme in QDISC_BACKEND else
+                       ["--install-fq"])
             self.loader = nslib.start_loader(self.ns, self.dev, *self.loader_params(),
-                                             "--install-fq", log=self.log)
+                                             *backend, log=self.log)
             return self
         rate = "%gmbit" % self.rate_mbit
         limit_pkts = max(int(self.buffer_bytes / MTU), 4)

@@ -7,7 +7,7 @@ import json
 import os
 
 DEMO_SCENARIOS = ["cubic-udp1", "cubic-udp", "cubic-udp3", "cubic-4udp", "cubic-reno-60",
-                  "cubic-reno-120"]
+                  "cubic-reno-120", "ecn-cubic-udp"]
 DEMO_SCHEMES = ["pfifo", "kcodel", "fq_codel", "afcd", "fall"]
 DEMO_REPEAT = 3
 
@@ -51,7 +51,10 @@ def aggregate(results):
             vals = [next((g["goodput_mbps"] for g in r["flows"] if g["name"] == f["name"]), None)
                     for r in rs]
             m, s = _mean_sd(vals)
-            a["flows"].append(dict(f, goodput_mbps=m, goodput_sd=s))
+            rtx = _mean_sd([next(((g.get("client") or {}).get("retransmits")
+                                  for g in r["flows"] if g["name"] == f["name"]), None)
+                            for r in rs])[0]
+            a["flows"].append(dict(f, goodput_mbps=m, goodput_sd=s, retransmits=rtx))
         for key in ("jain", "utilization", "overlimit_share_after_warmup"):
             a[key], sd[key] = _mean_sd([r.get(key) for r in rs])
         costs = [r.get("cost_after_warmup") for r in rs if r.get("cost_after_warmup")]
@@ -151,6 +154,18 @@ def targets(agg):
         if r["utilization"] is not None:
             check(r["utilization"] >= 0.90, "%s: utilization %.2f >= 0.90" %
                   (tag, r["utilization"]))
+        if name == "ecn-cubic-udp":
+            # marked, not dropped: the ECN flows retransmit (almost) nothing,
+            # and the UDP flow is still held to its share by drops
+            ecn = [f for f in r["flows"] if f.get("proto", "tcp") == "tcp"]
+            segs = sum(f["goodput_mbps"] or 0 for f in ecn) * 1e6 / 8 / 1448 * (
+                r["duration_s"] - r["warmup_s"])
+            rtx = sum(f.get("retransmits") or 0 for f in ecn)
+            check(rtx <= 0.001 * segs, "%s: ECN flows retransmit %d of ~%d segments <= 0.1 %%"
+                  % (tag, rtx, segs))
+            udp = next(f["goodput_mbps"] for f in r["flows"] if f["name"] == "udp")
+            check(udp <= 1.2 * r["rate_mbit"] / 3, "%s: UDP %.1f <= 1.2 x its share %.1f" %
+                  (tag, udp, r["rate_mbit"] / 3))
         if scheme == "afcd" and r["queue_delay_ms"]["p50"] is not None:
             check(r["queue_delay_ms"]["p50"] <= 1.5 * r["target_ms"],
                   "%s: median queueing delay %.1f ms <= 1.5 x target %g ms" %

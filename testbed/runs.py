@@ -25,11 +25,13 @@ def say(*a):
 
 def run_params(args, name):
     """rtt/duration/warmup of a scenario: the command line, else the
-    scenario's own defaults, else the global ones."""
+    scenario's own defaults, else the global ones; ecn when --ecn is given
+    or the scenario is an ECN one."""
     d = dict(GLOBAL_DEFAULTS, **scenario.defaults(name))
     return {"rtt_ms": args.rtt if args.rtt is not None else d["rtt_ms"],
             "duration_s": args.duration if args.duration is not None else d["duration_s"],
-            "warmup_s": args.warmup if args.warmup is not None else d["warmup_s"]}
+            "warmup_s": args.warmup if args.warmup is not None else d["warmup_s"],
+            "ecn": bool(args.ecn or d.get("ecn"))}
 
 
 def previous(out_dir, name, scheme, repeat, rate):
@@ -67,7 +69,7 @@ def run_many(runs, args, out_dir, rate):
                 for attempt in (1, 2):
                     res = scenario.run(name, scheme, rate_mbit=rate, buffer_bdp=args.buffer,
                                        target_ms=args.target, interval_ms=args.interval,
-                                       ecn=args.ecn, out_dir=out_dir,
+                                       out_dir=out_dir,
                                        repeat=k + 1 if args.repeat > 1 else None,
                                        **run_params(args, name))
                     if attempt == 2 or not validity.sender_failed(res):

@@ -56,8 +56,8 @@ def _udp_vs_cubic(k, n=1):
 LARGE_BDP = {"duration_s": 30.0, "warmup_s": 8.0}
 
 # name -> (topology kind, description, flows(rate_mbit), defaults). The
-# defaults (rtt_ms, duration_s, warmup_s) apply unless given on the
-# command line: CUBIC's unfairness to Reno needs a large BDP (base RTT
+# defaults (rtt_ms, duration_s, warmup_s; ecn: the scheme marks and the
+# senders ask for ECN) apply unless given on the command line: CUBIC's unfairness to Reno needs a large BDP (base RTT
 # >= 60 ms at 100 Mbit/s), and takes longer to show.
 SCENARIOS = {
     "cubic-reno": ("dumbbell", "1 CUBIC + 1 Reno flow (dissertation 3.4.1)",
@@ -91,6 +91,10 @@ SCENARIOS = {
                 [Flow("s2-0", 1, cc="cubic")], {}),
     "tree": ("tree", "9 senders, one CUBIC flow each, into one receiver (4.5.3)",
              lambda r: [Flow("s%d" % (k + 1), k, cc="cubic") for k in range(9)], {}),
+    "ecn-cubic-udp": ("dumbbell", "2 ECN-capable CUBIC flows + 1 UDP flow at 1.5x the "
+                      "bottleneck, the scheme marking (ecn on)",
+                      lambda r: [Flow("cubic%d" % k, 0, cc="cubic") for k in range(2)] +
+                      [Flow("udp", 1, proto="udp", rate_mbit=1.5 * r)], {"ecn": True}),
     "staggered": ("dumbbell", "3 CUBIC flows starting 4 s apart (4.5.3 (4))",
                   lambda r: [Flow("f%d" % k, k, cc="cubic", start_s=4.0 * k) for k in range(3)],
                   {}),
@@ -192,19 +196,27 @@ def summarize(raw, rate_mbit, duration_s, warmup_s, rtt_ms=None, backlog=None):
     return out
 
 
-def bpf_cost(ns):
-    """afcd_egress's run time per packet since it was loaded, from the
-    kernel's BPF statistics (kernel.bpf_stats_enabled, set by the caller):
-    {run_time_ns, run_cnt, ns_per_pkt}, or None."""
-    r = subprocess.run(["bpftool", "-j", "prog", "show", "name", "afcd_egress"],
-                       capture_output=True, text=True)
+def bpf_cost(ns, progs=("afcd_egress",)):
+    """The run time per packet of the scheme's programs since they were
+    loaded, from the kernel's BPF statistics (kernel.bpf_stats_enabled,
+    set by the caller): {run_time_ns, run_cnt, ns_per_pkt}, or None. progs:
+    the programs' names, the first one run once per packet (the qdisc
+    backend: its enqueue, then its dequeue, whose time is added)."""
+    r = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True)
     try:
-        progs = json.loads(r.stdout)
-        progs = progs if isinstance(progs, list) else [progs]
-        p = max(progs, key=lambda x: x.get("run_cnt", 0))
-    except (ValueError, KeyError, TypeError):
+        shown = json.loads(r.stdout)
+    except ValueError:
         return None
-    cnt, t = p.get("run_cnt", 0), p.get("run_time_ns", 0)
+    t, cnt = 0, None
+    for want in progs:
+        # the kernel keeps 15 characters of a program's name
+        found = [p for p in shown if p.get("name") and want.startswith(p["name"]) and
+                 len(p["name"]) >= min(len(want), 15)]
+        if not found:
+            return None
+        p = max(found, key=lambda x: x.get("run_cnt", 0))
+        t += p.get("run_time_ns", 0)
+        cnt = p.get("run_cnt", 0) if cnt is None else cnt
     return {"run_time_ns": t, "run_cnt": cnt, "ns_per_pkt": t / cnt if cnt else None}
 
 
@@ -241,7 +253,8 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
     with topo_mod.Topology(kind, senders=max([f.sender for f in flows] +
                                              ([short.sender] if short else [])) + 1,
                            rtt_ms=rtt_ms, rto_min_ms=_at(wl.rto_min_ms, rate_mbit),
-                           sysctls=wl.sysctls,
+                           # a marking scheme's senders ask for ECN
+                           sysctls=list(wl.sysctls) + (["net.ipv4.tcp_ecn=1"] if ecn else []),
                            access_rate_mbit=rate_mbit if wl.access_rate else None) as t:
         need = {f.cc for f in flows if f.proto == "tcp"}
         have = set(workload.available_cc(t.senders[0]))
@@ -292,7 +305,9 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
             stop.set()
             afcd_stats = b.afcd_stats()
             qdisc = b.qdisc_stats()
-            cost = bpf_cost(t.router) if scheme in bottleneck.OURS else None
+            cost = (bpf_cost(t.router, ("afcd_qdisc_enqueue", "afcd_qdisc_dequeue"))
+                    if scheme in bottleneck.QDISC_BACKEND else
+                    bpf_cost(t.router) if scheme in bottleneck.OURS else None)
             memory = map_memory() if scheme in bottleneck.OURS else None
         finally:
             stop.set()

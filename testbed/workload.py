@@ -116,6 +116,7 @@ def _parse_client(js, streams=1):
         out = {"sent_mbps": sent / 1e6 if sent else None} if k == 0 else {"sent_mbps": None}
         if rtts:
             out["srtt_ms_mean"] = sum(rtts) / len(rtts) / 1e3
+            out["retransmits"] = sum(st.get("retransmits") or 0 for st in sts)
             # per 0.5 s interval: [t_end, snd_cwnd bytes, srtt ms, retransmits]
             out["tcp_series"] = [[round(st.get("end", 0), 2), st.get("snd_cwnd"),
                                   (st.get("rtt") or 0) / 1e3, st.get("retransmits")]
