@@ -24,7 +24,7 @@ from testbed.netns import in_ns, ns_cmd
 
 RATE_MBIT = 20.0
 UDP_MBIT = 40.0
-SECONDS = 15
+SECONDS = 12
 OPS_PIN = os.path.join(nslib.PIN_DIR, "afcd_qdisc_ops")
 
 

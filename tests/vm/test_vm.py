@@ -227,25 +227,10 @@ QDISC_KERNEL = qdisc_kernel()
 
 
 @pytest.mark.skipif(not QDISC_KERNEL, reason="no Linux >= 6.17 for the VM (tools/deps.sh --vm)")
-def test_bpf_qdisc_registers_attaches_and_passes_traffic(tmp_path):
-    """Expected result: on Linux >= 6.17 the qdisc object registers (every
-    program verified), tc makes `afcd` a veth's root qdisc, 20 pings of 20
-    come back through it and it counts them without a drop, and tc qdisc
-    del removes it."""
-    r = vm_script("qdisc_check.py", "qdisc.json", str(tmp_path), kernel=QDISC_KERNEL)
-    print(r)
-    assert r["kernel"].startswith(QDISC_KERNEL + "."), r["kernel"]
-    assert r["register"]["rc"] == 0, r["register"]["out"]
-    assert r["attach"]["rc"] == 0 and r["kind"] == "afcd", r["attach"]
-    assert r["ping_received"] == 20, r
-    assert r["counted"]["packets"] >= 20 and r["counted"]["drops"] == 0, r["counted"]
-    assert r["deleted"]["rc"] == 0 and r["deleted"]["kind_after"] != "afcd", r["deleted"]
-
-
-@pytest.mark.skipif(not QDISC_KERNEL, reason="no Linux >= 6.17 for the VM (tools/deps.sh --vm)")
 def test_loader_qdisc_backend(tmp_path):
-    """Expected result: `afcd attach s0 --backend qdisc rate 20mbit`
-    registers the qdisc (its link pinned), makes it s0's root qdisc and
+    """Expected result: on Linux >= 6.17 `afcd attach s0 --backend qdisc
+    rate 20mbit` registers the qdisc (every program verified, its link
+    pinned), makes it s0's root qdisc and
     `afcd stats` says hook qdisc; afcd and tc count the same packets; a CUBIC flow against a 40 Mbit/s UDP
     flood gets at least 40 % of its 10 Mbit/s share, the flood at most 75 %
     of the link, with drops counted by the drop law or the policer, and a
