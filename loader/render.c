@@ -170,6 +170,7 @@ static void render_json(const char *dev, __u32 ifindex, const char *hook,
 	ADD(jq, "delay_now_ns", I64(delay_now_ns(s1)));
 	ADD(jq, "delay_max_ns", U64(q->max_sojourn_ns));
 	ADD(jq, "last_sojourn_ns", U64(q->last_sojourn_ns));
+	ADD(jq, "sojourn_sum_ns", U64(q->sojourn_sum_ns));   /* over passed and marked packets */
 	ADD(jq, "rate_bps", I64(rate));
 	ADD(jq, "pps", I64(pps));
 	ADD(jq, "dt_s", json_object_new_double(dt));

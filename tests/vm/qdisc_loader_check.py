@@ -5,7 +5,9 @@ the VM booted with --kernel 6.18): the loader registers the qdisc afcd,
 makes it the root qdisc and refreshes its estimates; under a CUBIC flow
 against a UDP flood it holds the flood to about its share and the queue's
 delay near the target, where a FIFO of its size would fill (10,240
-packets: seconds); a loader killed with SIGKILL leaves the qdisc running
+packets: seconds), and the sojourn it measures at dequeue is the
+queueing delay the pings see; a lone UDP flow above the rate is dropped
+at dequeue on CoDel's schedule; a loader killed with SIGKILL leaves the qdisc running
 and the next one adopts it; once registered `tc qdisc replace ... root
 afcd` works on any interface (a plain FIFO without a config); detach
 removes the qdisc and, with no interface left, the registration.
@@ -64,7 +66,9 @@ def load(s, d):
                                        "-l", "1400"]),
                             stdout=subprocess.DEVNULL)]
     time.sleep(4)                       # past the slow start and the first drops
+    q0 = nslib.afcd_stats(s, "s0", flows=False, dt=0)["queue"]
     rtts = ping_ms(s, "198.18.0.2", 40, 0.2)
+    q1 = nslib.afcd_stats(s, "s0", flows=False, dt=0)["queue"]
     for c in cli:
         c.wait(timeout=SECONDS + 60)
     rates = []
@@ -75,7 +79,45 @@ def load(s, d):
     return {"tcp_mbps": rates[0], "udp_mbps": rates[1],
             "ping_ms_p50": rtts[len(rtts) // 2] if rtts else None,
             "ping_ms_p90": rtts[len(rtts) * 9 // 10] if rtts else None,
-            "pings": len(rtts)}
+            "pings": len(rtts), "ping_ms_mean": sum(rtts) / len(rtts) if rtts else None,
+            # the sojourn the qdisc measured at dequeue, mean over the
+            # packets it sent while the pings ran
+            "afcd_sojourn_ms_mean": (q1["sojourn_sum_ns"] - q0["sojourn_sum_ns"]) / 1e6 /
+            max(1, q1["passed"] - q0["passed"])}
+
+
+def codel_schedule(s, d):
+    """One UDP flow at 1.3x the rate with the policer off, alone: the queue
+    only grows, so the flow's CoDel stays in its dropping state and drops
+    at dequeue at drop_next += interval/sqrt(count) (RFC 8289 sec. 5.3).
+    Two polls of its count n1 < n2, at wall times t1 < t2: CoDel says they
+    are interval * sum(1/sqrt(k), k = n1..n2-1) apart."""
+    nslib.afcd(s, "set", "s0", "police", "off", "horizon", "3s")
+    srv = subprocess.Popen(ns_cmd(d, ["iperf3", "-s", "-1", "-p", "5303"]),
+                           stdout=subprocess.DEVNULL)
+    time.sleep(0.5)
+    cli = subprocess.Popen(ns_cmd(s, ["iperf3", "-c", "198.18.0.2", "-p", "5303", "-t", "7",
+                                      "-u", "-b", "%gM" % (1.3 * RATE_MBIT), "-l", "1400"]),
+                           stdout=subprocess.DEVNULL)
+    polls = []
+    t_end = time.time() + 6.5
+    time.sleep(1.5)                     # past the first interval above target
+    while time.time() < t_end:
+        t = time.monotonic()
+        fl = [f for f in nslib.afcd_stats(s, "s0", dt=0)["flows"]
+              if f["proto"] == 17 and f["dport"] == 5303]
+        polls.append({"t": (t + time.monotonic()) / 2,
+                      "count": fl[0]["codel_count"] if fl else 0,
+                      "dropping": fl[0]["dropping"] if fl else 0,
+                      "drops": fl[0]["drops"] if fl else 0,
+                      "flows": len(fl)})
+        time.sleep(0.5)
+    cli.wait(timeout=60)
+    srv.wait(timeout=60)
+    nslib.afcd(s, "set", "s0", "police", "on", "horizon", "100ms")
+    a, b = polls[0], polls[-1]
+    return {"polls": polls, "interval_s": 0.1, "elapsed_s": b["t"] - a["t"],
+            "codel_s": 0.1 * sum(k ** -0.5 for k in range(max(1, a["count"]), b["count"]))}
 
 
 def main():
@@ -110,6 +152,8 @@ def main():
                                 ("passed", "aqm_drop", "police_drop", "overlimit_drop")}
         q = root_qdisc(s, "s0")
         res["load"]["qdisc"] = {k: q.get(k) for k in ("packets", "drops")}
+
+        res["codel"] = codel_schedule(s, d)
 
         # SIGKILL: the qdisc stays, and the next loader adopts it
         os.kill(p.pid, signal.SIGKILL)

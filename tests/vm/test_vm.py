@@ -235,7 +235,10 @@ def test_loader_qdisc_backend(tmp_path):
     flood gets at least 40 % of its 10 Mbit/s share, the flood at most 75 %
     of the link, with drops counted by the drop law or the policer, and a
     ping through the loaded queue waits at most 100 ms more than idle (a
-    FIFO of the qdisc's 10,240 packets would hold seconds); after SIGKILL
+    FIFO of the qdisc's 10,240 packets would hold seconds) and the mean
+    sojourn the qdisc measures is the queueing delay the pings see; a lone
+    UDP flow at 1.3x the rate with the policer off is dropped at dequeue on
+    CoDel's schedule (count n after interval * sum 1/sqrt(k)); after SIGKILL
     the qdisc stays and the next loader adopts it; `tc qdisc replace ...
     root afcd` works on another interface while registered; the loader's
     exit removes the qdisc, the link's pin, the pins and the registration."""
@@ -255,6 +258,20 @@ def test_loader_qdisc_backend(tmp_path):
     assert ld["queue"]["aqm_drop"] + ld["queue"]["police_drop"] > 0, ld
     idle = min(r["idle_ping_ms"])
     assert ld["pings"] >= 30 and ld["ping_ms_p50"] <= idle + 100, (idle, ld)
+    # the true sojourn: the mean the qdisc measured at dequeue is the delay
+    # the pings queued for (their RTT above the idle median: one FIFO, no
+    # other queue on the path), to within 3 ms of timer lateness under TCG
+    # or 30 %; a wrong clock or a prediction in its place would miss it
+    qd = ld["ping_ms_mean"] - sorted(r["idle_ping_ms"])[len(r["idle_ping_ms"]) // 2]
+    assert abs(ld["afcd_sojourn_ms_mean"] - qd) <= max(3.0, 0.3 * qd), (qd, ld)
+    # CoDel's control law at dequeue: the flow stays in its dropping state
+    # and its drops come interval/sqrt(count) apart, so that the count's
+    # growth between two polls takes the time CoDel says, within 25 %
+    cd = r["codel"]
+    a, b = cd["polls"][0], cd["polls"][-1]
+    assert all(p["dropping"] == 1 and p["flows"] == 1 for p in cd["polls"]), cd
+    assert b["count"] - a["count"] >= 50, cd
+    assert abs(cd["elapsed_s"] - cd["codel_s"]) <= 0.25 * cd["codel_s"], cd
     k = r["killed"]
     assert k["kind"] == "afcd" and k["adopted"] and k["pings"] == 5, k
     t = r["by_tc"]
