@@ -92,6 +92,8 @@ def codel_schedule(s, d):
     at dequeue at drop_next += interval/sqrt(count) (RFC 8289 sec. 5.3).
     Two polls of its count n1 < n2, at wall times t1 < t2: CoDel says they
     are interval * sum(1/sqrt(k), k = n1..n2-1) apart."""
+    cfg = nslib.afcd_stats(s, "s0", flows=False, dt=0)["config"]
+    interval_s = cfg["interval_ns"] / 1e9
     nslib.afcd(s, "set", "s0", "police", "off", "horizon", "3s")
     srv = subprocess.Popen(ns_cmd(d, ["iperf3", "-s", "-1", "-p", "5303"]),
                            stdout=subprocess.DEVNULL)
@@ -114,10 +116,12 @@ def codel_schedule(s, d):
         time.sleep(0.5)
     cli.wait(timeout=60)
     srv.wait(timeout=60)
-    nslib.afcd(s, "set", "s0", "police", "on", "horizon", "100ms")
+    nslib.afcd(s, "set", "s0", "police", "on" if cfg["police"] else "off",
+               "horizon", "%gms" % (cfg["horizon_ns"] / 1e6))
     a, b = polls[0], polls[-1]
-    return {"polls": polls, "interval_s": 0.1, "elapsed_s": b["t"] - a["t"],
-            "codel_s": 0.1 * sum(k ** -0.5 for k in range(max(1, a["count"]), b["count"]))}
+    return {"polls": polls, "interval_s": interval_s, "elapsed_s": b["t"] - a["t"],
+            "codel_s": interval_s * sum(k ** -0.5 for k in range(max(1, a["count"]),
+                                                                 b["count"]))}
 
 
 def main():
@@ -161,9 +165,14 @@ def main():
         res["killed"] = {"kind": root_qdisc(s, "s0").get("kind")}
         p = nslib.start_loader(s, "s0", "--backend", "qdisc", "rate", "%gmbit" % RATE_MBIT,
                                "--install-fq", log=log + ".2")   # as the systemd unit
-        time.sleep(0.5)
-        with open(log + ".2") as fh:
-            res["killed"]["adopted"] = "adopted" in fh.read()
+        # start_loader() returns at once (the config is still there):
+        # wait for the new loader to say what it did
+        deadline, said = time.time() + 20, ""
+        while "adopted" not in said and time.time() < deadline:
+            time.sleep(0.2)
+            with open(log + ".2") as fh:
+                said = fh.read()
+        res["killed"]["adopted"] = "adopted" in said
         res["killed"]["pings"] = len(ping_ms(s, "198.18.0.2", 5, 0.2))
 
         # registered: tc makes afcd the root of another interface (a FIFO there)

@@ -251,7 +251,9 @@ def test_loader_qdisc_backend(tmp_path):
     # 300 echo requests (and at most a few ARP frames) sent and counted
     c = r["count"]
     assert c["pings"] == 300 and 300 <= c["afcd_passed"] <= 310, c
-    assert c["tc_sent"] == c["afcd_passed"], c
+    # read one after the other, each side may see one more frame (ARP,
+    # IPv6 ND) than the other: a miscount would differ by far more
+    assert abs(c["tc_sent"] - c["afcd_passed"]) <= 2, c
     ld, fair = r["load"], r["rate_mbit"] / 2
     assert ld["tcp_mbps"] >= 0.4 * fair, ld
     assert ld["udp_mbps"] <= 0.75 * r["rate_mbit"], ld
