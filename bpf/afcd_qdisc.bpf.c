@@ -9,8 +9,9 @@
  * packet's true sojourn. This backend does that with the EDT backend's
  * fairness module and decision stages (afcd_classify.bpf.h,
  * afcd_decide.h) and the same maps, counters and estimates:
- *   enqueue  the interface's config (afcd_cfg_of(); none, or not backend
- *            qdisc: a plain FIFO), parse a copy of the headers (a dynptr
+ *   enqueue  the interface's config (afcd_cfg_of(); none, not backend
+ *            qdisc, or written from another network namespace: a plain
+ *            FIFO), parse a copy of the headers (a dynptr
  *            read), the flow or aggregate, its sample in the shadow
  *            buffer, then afcd_admit(): the horizon on the sojourn the
  *            packet will see (the bytes ahead of it at the link's rate)
@@ -125,8 +126,13 @@ struct afcd_qfifo {
 	__u32 busy;       /* the last dequeue left packets queued */
 };
 
-/* An instance: the device and the qdisc's handle (unique per device). */
+/* An instance: its device's network namespace, the device and the
+ * qdisc's handle (unique per device). ifindexes repeat across namespaces
+ * and the qdisc kind is registered for all of them: without the
+ * namespace, two instances would share one FIFO (and one's packets leave
+ * by the other's device). */
 struct afcd_qkey {
+	__u64 netns_cookie;  /* the device's struct net net_cookie (never 0) */
 	__u32 ifindex;
 	__u32 handle;
 };
@@ -152,25 +158,33 @@ struct {
 
 AFCD_INLINE struct afcd_qkey afcd_qkey_of(struct Qdisc *sch)
 {
-	struct afcd_qkey k = { .ifindex = sch->dev_queue->dev->ifindex, .handle = sch->handle };
+	struct net_device *dev = sch->dev_queue->dev;
+	struct afcd_qkey k = {
+		.netns_cookie = dev->nd_net.net->net_cookie,
+		.ifindex = dev->ifindex,
+		.handle = sch->handle,
+	};
 
 	return k;
 }
 
-/* The interface's config, if it runs this backend (else NULL: the
- * instance is a plain FIFO), its queue and its slot. */
-AFCD_INLINE struct afcd_config *afcd_qdisc_cfg(__u32 ifindex, __u32 *slot,
+/* The config of the instance's interface, if it runs this backend and was
+ * written from the interface's own network namespace (else NULL: the
+ * instance is a plain FIFO, counted as AFCD_G_UNCONFIGURED; a config of
+ * the same ifindex in another namespace is another interface's), its
+ * queue and its slot. */
+AFCD_INLINE struct afcd_config *afcd_qdisc_cfg(const struct afcd_qkey *k, __u32 *slot,
 					       struct afcd_queue **q)
 {
-	struct afcd_config *cfg = afcd_cfg_of(ifindex, slot);
+	struct afcd_config *cfg = afcd_cfg_of(k->ifindex, slot);
 
 	if (!cfg || cfg->abi != AFCD_ABI_VERSION || !(cfg->flags & AFCD_F_QDISC) ||
-	    cfg->algo >= AFCD_ALGO__MAX) {
+	    cfg->algo >= AFCD_ALGO__MAX || cfg->netns_cookie != k->netns_cookie) {
 		afcd_gstat_inc(AFCD_G_UNCONFIGURED);
 		return 0;
 	}
 	*q = bpf_map_lookup_elem(&afcd_queue, slot);
-	if (!*q || (*q)->ifindex != ifindex) {
+	if (!*q || (*q)->ifindex != k->ifindex) {
 		afcd_gstat_inc(AFCD_G_BAD_SLOT);
 		return 0;
 	}
@@ -214,7 +228,7 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	struct afcd_pkt pkt = {};
 	struct afcd_edt e = {};
 
-	cfg = afcd_qdisc_cfg(k.ifindex, &slot, &q);
+	cfg = afcd_qdisc_cfg(&k, &slot, &q);
 	if (!fq)
 		goto drop;
 	if (cfg) {
@@ -345,7 +359,7 @@ struct sk_buff *BPF_PROG(afcd_qdisc_dequeue, struct Qdisc *sch)
 
 	if (!fq || !sch->q.qlen)
 		return 0;
-	cfg = afcd_qdisc_cfg(k.ifindex, &slot, &q);
+	cfg = afcd_qdisc_cfg(&k, &slot, &q);
 	now = afcd_now();
 	if (cfg && cfg->rate_bps && !afcd_time_after_eq(now, fq->t_next_ns)) {
 		bpf_qdisc_watchdog_schedule(sch, fq->t_next_ns, AFCD_QDISC_SLACK_NS);

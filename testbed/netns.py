@@ -85,10 +85,12 @@ class Namespaces:
         in_ns(name, ["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=0"], check=False)
         return name
 
-    def link(self, a, adev, b, bdev, a_addrs=(), b_addrs=(), offloads=False):
-        """veth adev in a <-> bdev in b, with addresses (CIDR strings)."""
-        sh(["ip", "link", "add", adev, "netns", a, "type", "veth", "peer", "name", bdev,
-            "netns", b])
+    def link(self, a, adev, b, bdev, a_addrs=(), b_addrs=(), offloads=False, a_index=None):
+        """veth adev in a <-> bdev in b, with addresses (CIDR strings);
+        adev's ifindex a_index if given (else the namespace's next free
+        one: 2 for the first device of a new namespace, in every one)."""
+        sh(["ip", "link", "add", adev] + (["index", str(a_index)] if a_index else []) +
+           ["netns", a, "type", "veth", "peer", "name", bdev, "netns", b])
         for ns, dev, addrs in ((a, adev, a_addrs), (b, bdev, b_addrs)):
             for addr in addrs:
                 in_ns(ns, ["ip", "addr", "add", addr, "dev", dev, "nodad"] if ":" in addr

@@ -91,13 +91,16 @@ def main():
     nslib.ensure_bpffs()
     subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=1"], check=False)
     # the kind registered for the whole run by a loader on an idle pair
-    # (bpf-fifo uses it without a config)
+    # (bpf-fifo uses it without a config). Its device takes an ifindex of
+    # its own: the loader keeps one config per ifindex across the
+    # namespaces that share the pins, and would refuse s0's (ifindex 2 in
+    # its namespace, as a0's would be in its own).
     reg = nslib.Namespaces("qbr")
     keep = nslib.Namespaces("qb")
     runs = []
     try:
         a, b = reg.add("a"), reg.add("b")
-        reg.link(a, "a0", b, "b0", ["198.18.2.1/24"], ["198.18.2.2/24"])
+        reg.link(a, "a0", b, "b0", ["198.18.2.1/24"], ["198.18.2.2/24"], a_index=90)
         holder = nslib.start_loader(a, "a0", "--backend", "qdisc", "rate", "1mbit")
         try:
             for rep in range(REPEATS):

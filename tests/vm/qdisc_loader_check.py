@@ -9,7 +9,8 @@ packets: seconds), and the sojourn it measures at dequeue is the
 queueing delay the pings see; a lone UDP flow above the rate is dropped
 at dequeue on CoDel's schedule; a loader killed with SIGKILL leaves the qdisc running
 and the next one adopts it; once registered `tc qdisc replace ... root
-afcd` works on any interface (a plain FIFO without a config); detach
+afcd` works on any interface (a plain FIFO without a config, also on one
+of another namespace with the configured interface's ifindex); detach
 removes the qdisc and, with no interface left, the registration.
 
 Writes OUT/qdisc_loader.json.  qdisc_loader_check.py OUT_DIR
@@ -118,8 +119,21 @@ def codel_schedule(s, d):
     srv.wait(timeout=60)
     nslib.afcd(s, "set", "s0", "police", "on" if cfg["police"] else "off",
                "horizon", "%gms" % (cfg["horizon_ns"] / 1e6))
-    a, b = polls[0], polls[-1]
-    return {"polls": polls, "interval_s": interval_s, "elapsed_s": b["t"] - a["t"],
+    # the longest dropping episode the polls saw: a run of polls whose
+    # count never fell (the count starts over when CoDel leaves its
+    # dropping state, which a sender stalled by the busy guest can cause)
+    runs, cur = [], polls[:1]
+    for prev, p in zip(polls, polls[1:]):
+        if p["count"] >= prev["count"] and p["dropping"]:
+            cur.append(p)
+        else:
+            runs.append(cur)
+            cur = [p]
+    runs.append(cur)
+    ep = max(runs, key=lambda r: r[-1]["count"] - r[0]["count"])
+    a, b = ep[0], ep[-1]
+    return {"polls": polls, "episode": [polls.index(a), polls.index(b)],
+            "interval_s": interval_s, "elapsed_s": b["t"] - a["t"],
             "codel_s": interval_s * sum(k ** -0.5 for k in range(max(1, a["count"]),
                                                                  b["count"]))}
 
@@ -141,7 +155,9 @@ def main():
         res["attached"] = {"hook": st["hook"], "kind": root_qdisc(s, "s0").get("kind"),
                            "ops_pinned": os.path.exists(OPS_PIN),
                            "struct_ops": struct_ops_names()}
-        res["idle_ping_ms"] = ping_ms(s, "198.18.0.2", 5, 0.2)
+        # the idle RTT: the median of 20 (one ping in five or so comes
+        # back ms late under TCG)
+        res["idle_ping_ms"] = ping_ms(s, "198.18.0.2", 20, 0.1)
         # every packet counted once, by afcd and by tc alike: 300 pings
         c0 = nslib.afcd_stats(s, "s0", flows=False, dt=0)["queue"]["passed"]
         t0 = root_qdisc(s, "s0").get("packets", 0)
@@ -175,11 +191,22 @@ def main():
         res["killed"]["adopted"] = "adopted" in said
         res["killed"]["pings"] = len(ping_ms(s, "198.18.0.2", 5, 0.2))
 
-        # registered: tc makes afcd the root of another interface (a FIFO there)
+        # registered: tc makes afcd the root of another interface, d0, in
+        # another namespace with s0's ifindex (2 in both): a plain FIFO
+        # there, neither s0's config nor its queue. The echo replies go
+        # through d0 and count as unconfigured, not as s0's packets.
         add = in_ns(d, ["tc", "qdisc", "replace", "dev", "d0", "root", "afcd"], check=False)
+        st0 = nslib.afcd_stats(s, "s0", flows=False, dt=0)
+        n = len(ping_ms(s, "198.18.0.2", 5, 0.2))
+        st1 = nslib.afcd_stats(s, "s0", flows=False, dt=0)
         res["by_tc"] = {"rc": add.returncode, "err": add.stderr.strip(),
-                        "kind": root_qdisc(d, "d0").get("kind"),
-                        "pings": len(ping_ms(s, "198.18.0.2", 5, 0.2))}
+                        "kind": root_qdisc(d, "d0").get("kind"), "pings": n,
+                        "ifindex": [json.loads(in_ns(x, ["ip", "-j", "link", "show", "dev",
+                                                         dev]).stdout)[0]["ifindex"]
+                                    for x, dev in ((s, "s0"), (d, "d0"))],
+                        "s0_passed": st1["queue"]["passed"] - st0["queue"]["passed"],
+                        "unconfigured": st1["global"]["unconfigured"] -
+                        st0["global"]["unconfigured"]}
         in_ns(d, ["tc", "qdisc", "del", "dev", "d0", "root"], check=False)
 
         rc = nslib.stop(p)
