@@ -251,7 +251,9 @@ AFCD_INLINE int afcd_codel_run(struct afcd_codel_vars *cv, __u64 *first_above_ns
  * flood of non-IP or unparsable frames must not push the clock past it,
  * where every IP packet after them would be dropped), then the fairness
  * module's enforcement, which holds a flow far beyond its fair rate there
- * whatever the drop law says. Returns PASS, DROP_OVERLIMIT or DROP_POLICE;
+ * whatever the drop law says. Returns PASS, MARK (the policer's: an
+ * ECN-capable packet under ecn on, within one more lead, afcd_police()),
+ * DROP_OVERLIMIT or DROP_POLICE;
  * *vt_seen and *vt_next: the policer's clock as read and as it advances
  * when the packet is admitted (*vt_next 0: no policer). */
 AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, const struct afcd_flow *f,
@@ -268,9 +270,13 @@ AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, const struct afcd_flow *f,
 	 * so that it never idles the link */
 	if (in->police_tx_ns && (!in->stale || e->sojourn_ns > in->law_target_ns)) {
 		*vt_seen = in->mouse ? AFCD_READ_ONCE(q->mice_vt_ns) : f->vt_ns;
-		if (afcd_police(*vt_seen, in->now_ns, in->police_tx_ns, in->police_lead_ns,
-				vt_next))
+		switch (afcd_police(*vt_seen, in->now_ns, in->police_tx_ns, in->police_lead_ns,
+				    in->ecn_on && in->ect ? in->police_lead_ns : 0, vt_next)) {
+		case AFCD_POLICE_DROP:
 			return AFCD_V_DROP_POLICE;
+		case AFCD_POLICE_MARK:
+			return AFCD_V_MARK;
+		}
 	}
 	return AFCD_V_PASS;
 }
@@ -361,11 +367,20 @@ AFCD_INLINE void afcd_police_commit(struct afcd_queue *q, struct afcd_flow *f,
 		f->vt_ns = vt_next;
 }
 
+/* What marked a packet, for afcd_account(): a mark by ce_threshold (on a
+ * passed packet), and whether a MARK verdict is the policer's rather than
+ * the drop law's. */
+enum afcd_mark_by {
+	AFCD_MARK_CE_THRESHOLD = 1u << 0,
+	AFCD_MARK_POLICE       = 1u << 1,
+};
+
 /* Stage 4, the counters of the queue and of the flow f (NULL: none) for
- * a packet sent (PASS, MARK: e its sojourn) or dropped. */
+ * a packet sent (PASS, MARK: e its sojourn) or dropped; marks: enum
+ * afcd_mark_by. */
 AFCD_INLINE void afcd_account(struct afcd_queue *q, struct afcd_flow *f,
 			      const struct afcd_in *in, const struct afcd_edt *e, __u32 verdict,
-			      __u8 ce_thr_mark)
+			      __u8 marks)
 {
 	if (verdict == AFCD_V_PASS || verdict == AFCD_V_MARK) {
 		q->last_sojourn_ns = e->sojourn_ns;
@@ -375,13 +390,14 @@ AFCD_INLINE void afcd_account(struct afcd_queue *q, struct afcd_flow *f,
 		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_PASSED_BYTES], in->len);
 		AFCD_ATOMIC_ADD(&q->sojourn_sum_ns, e->sojourn_ns);
 		if (verdict == AFCD_V_MARK)
-			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_ECN_MARK], 1);
-		if (ce_thr_mark)
+			AFCD_ATOMIC_ADD(&q->stats[(marks & AFCD_MARK_POLICE) ? AFCD_S_POLICE_MARK :
+						  AFCD_S_ECN_MARK], 1);
+		if (marks & AFCD_MARK_CE_THRESHOLD)
 			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_CE_THRESHOLD_MARK], 1);
 		if (f) {
 			f->bytes += in->len;
 			f->packets++;
-			if (verdict == AFCD_V_MARK || ce_thr_mark)
+			if (verdict == AFCD_V_MARK || (marks & AFCD_MARK_CE_THRESHOLD))
 				f->marks++;
 		}
 	} else {
@@ -418,6 +434,7 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 	struct afcd_edt e;
 	__u64 vt_next = 0, vt_seen = 0, t_seen;
 	__u32 verdict, maxpacket;
+	__u8 pmark;
 
 	if (!q || !in || !t_dep_ns || !ce_thr_mark)
 		return AFCD_V_PASS;
@@ -431,7 +448,8 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 	*t_dep_ns = e.t_dep_ns;
 
 	verdict = afcd_admit(q, f, in, &e, &vt_seen, &vt_next);
-	if (verdict == AFCD_V_PASS && in->aqm && f) {
+	pmark = verdict == AFCD_V_MARK;
+	if ((verdict == AFCD_V_PASS || pmark) && in->aqm && f) {
 		if (afcd_time_after_eq(in->now_ns, f->t_last_ns)) /* the flow had nothing queued */
 			afcd_codel_reset_empty(&f->cv, &f->first_above_ns);
 		if (afcd_law(q, f, in, &e, afcd_tx_ns(maxpacket, in->rate_bps)))
@@ -451,7 +469,8 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 		if (f)
 			f->t_last_ns = e.t_dep_ns;
 	}
-	afcd_account(q, f, in, &e, verdict, *ce_thr_mark);
+	afcd_account(q, f, in, &e, verdict,
+		     (*ce_thr_mark ? AFCD_MARK_CE_THRESHOLD : 0) | (pmark ? AFCD_MARK_POLICE : 0));
 	return verdict;
 }
 

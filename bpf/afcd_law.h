@@ -571,23 +571,37 @@ AFCD_INLINE __u32 afcd_drain_milli(__u64 q_ns, __u64 target_ns, __u64 horizon_ns
 	return cut >= 1000 - AFCD_DRAIN_MIN_MILLI ? AFCD_DRAIN_MIN_MILLI : (__u32)(1000 - cut);
 }
 
+/* The policer's verdicts (afcd_police()). */
+enum afcd_police_verdict {
+	AFCD_POLICE_PASS = 0,
+	AFCD_POLICE_DROP = 1,
+	AFCD_POLICE_MARK = 2,
+};
+
 /* The fair-rate policer (AFCD_F_POLICE): a flow (or the mice aggregate)
  * above the fair share is held to fair_rate on its own virtual clock vt,
  * the EDT schedule it would have on a link of that rate. The packet at
- * now would start at max(now, vt): when that is more than lead_ns ahead of
- * now, the flow has sent more than lead_ns worth of traffic beyond its
- * fair rate and the packet is dropped (return 1); otherwise it may pass
- * and, if admitted, the caller sets vt = *vt_next (= start + tx_fair_ns).
- * A flow at or below the fair rate never builds a lead. Source:
- * docs/ALGORITHM.md sec. 3a (the EDT clock of sec. 2 per flow, as a
- * token bucket of depth lead_ns at fair_rate). */
+ * now would start at max(now, vt): up to lead_ns ahead of now it passes;
+ * up to lead_ns + mark_ns ahead it is CE-marked (AFCD_POLICE_MARK: the
+ * caller gives mark_ns > 0 only for an ECN-capable packet it can mark);
+ * further ahead, the flow has sent more than that beyond its fair rate
+ * and the packet is dropped (AFCD_POLICE_DROP). A passed or marked packet,
+ * if admitted, moves the clock: the caller sets vt = *vt_next (= start +
+ * tx_fair_ns). A flow at or below the fair rate never builds a lead; an
+ * ECN sender that answers the marks (RFC 3168 sec. 6.1.2: one window
+ * reduction per RTT) stays within the band while its RTT is below mark_ns,
+ * and one that ignores them reaches its end and is held to the fair rate
+ * by drops as any other. Source: docs/ALGORITHM.md sec. 3a (the EDT clock
+ * of sec. 2 per flow, as a token bucket of depth lead_ns at fair_rate). */
 AFCD_INLINE int afcd_police(__u64 vt, __u64 now, __u64 tx_fair_ns, __u64 lead_ns,
-			    __u64 *vt_next)
+			    __u64 mark_ns, __u64 *vt_next)
 {
 	__u64 start = afcd_time_after_eq(vt, now) ? vt : now;
 
 	*vt_next = start + tx_fair_ns;
-	return start - now > lead_ns;
+	if (start - now <= lead_ns)
+		return AFCD_POLICE_PASS;
+	return start - now - lead_ns <= mark_ns ? AFCD_POLICE_MARK : AFCD_POLICE_DROP;
 }
 
 /* a / d for d > 0, truncated toward zero as C does, with unsigned

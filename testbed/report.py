@@ -104,7 +104,7 @@ def table(results):
     return "\n".join(lines)
 
 
-COST_KEYS = ("vq_idle", "aqm_drop", "police_drop", "overlimit_drop")
+COST_KEYS = ("vq_idle", "aqm_drop", "police_drop", "overlimit_drop", "police_mark")
 
 
 def cost_table(results):
@@ -116,7 +116,7 @@ def cost_table(results):
     if not rows:
         return ""
     lines = ["| scenario | scheme | utilization | virtual queue idle | drop law | "
-             "policer | horizon |", "|---|---|---|---|---|---|---|"]
+             "policer | horizon | policer marks |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         c = r["cost_after_warmup"]
         lines.append("| %s | %s | %s | %s |" % (

@@ -291,6 +291,7 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
                                    "passed": q.get("passed"),
                                    "idle_ns": q.get("idle_ns"),
                                    "ecn_mark": q.get("ecn_mark"),
+                                   "police_mark": q.get("police_mark"),
                                    "ce_threshold_mark": q.get("ce_threshold_mark")})
         th = threading.Thread(target=sample, daemon=True)
         if scheme in bottleneck.OURS:
@@ -365,7 +366,8 @@ def _cost_of_fairness(series, warmup_s):
     without two samples): the share of the time the virtual queue stood
     empty (its rate left unused), and drops by reason per packet offered
     (admitted + dropped): the drop law, the fair-rate policer (part of
-    the drop law's), the horizon."""
+    the drop law's), the horizon; and the policer's CE marks (ecn on: an
+    ECN-capable packet it marks instead of dropping) per packet offered."""
     after = [s for s in series if s["t"] >= warmup_s and s.get("idle_ns") is not None]
     if len(after) < 2 or after[-1]["t"] <= after[0]["t"]:
         return None
@@ -378,7 +380,9 @@ def _cost_of_fairness(series, warmup_s):
     return {"vq_idle": d("idle_ns") / 1e9 / (b["t"] - a["t"]),
             "aqm_drop": per(d("aqm_drop") - d("police_drop")),
             "police_drop": per(d("police_drop")),
-            "overlimit_drop": per(d("overlimit_drop"))}
+            "overlimit_drop": per(d("overlimit_drop")),
+            # None where the loader had no such counter (ABI < 10)
+            "police_mark": per(d("police_mark")) if b.get("police_mark") is not None else None}
 
 
 def one_line(res):

@@ -86,6 +86,7 @@ static void ol_forge_collision(const struct ol_src *x)
 
 static __u64 ol_rng;
 static int ol_stale;   /* no refresh step and no scans: the datapath's fallback */
+static struct afcd_queue ol_q;   /* the queue's counters at the end of open_loop() */
 
 static double open_loop(__u32 algo, __u32 flags, struct ol_src *src, int n)
 {
@@ -177,6 +178,7 @@ static double open_loop(__u32 algo, __u32 flags, struct ol_src *src, int n)
 		       (unsigned long long)q.stats[AFCD_S_AQM_DROP],
 		       q.agg[AFCD_AGG_UNCLASSIFIED].m_i, q.agg[AFCD_AGG_OVERFLOW].m_i);
 	}
+	ol_q = get_queue(1);
 	unload_ctl();
 	return src[0].admitted_late * 8.0 / (secs - from);   /* src[0]: the legitimate one */
 }
@@ -330,6 +332,39 @@ static void test_fair_forced_collision(void)
 	CHECK(afd >= 4.0e6, "afd %.0f", afd);
 }
 
+/* Expected result: with ecn on, a UDP flood at 1.5x that sets ECT(0) on
+ * every packet and ignores its marks is held by the policer as a Not-ECT
+ * one is: the 5 Mbit/s sender keeps at least 4 Mbit/s, the flood's packets
+ * are marked within one lead past the policer's drop point (police_mark)
+ * and dropped beyond it (police_drop). */
+static void test_fair_ect_flood(void)
+{
+	static const __u32 algos[] = { AFCD_ALGO_AFCD, AFCD_ALGO_FALL };
+	struct ol_src src[2];
+	unsigned i;
+
+	for (i = 0; i < 2; i++) {
+		double legit;
+
+		memset(src, 0, sizeof(src));
+		src[0].s = pkt_tcp4(1111, 1514);
+		src[0].rate_bps = 5e6;
+		src[1].s = pkt_tcp4(2222, 1514);
+		src[1].s.proto = 17;
+		src[1].s.src4 = 0xC6120009;
+		src[1].s.ecn = 2;
+		src[1].rate_bps = 15e6;
+		legit = open_loop(algos[i], AFCD_F_POLICE | AFCD_F_ECN, src, 2);
+		printf("    %-28s legit Mbit/s: %s %.2f (police marks %llu, drops %llu)\n",
+		       "ECT flood 1.5x, ecn on", i ? "fall" : "afcd", legit / 1e6,
+		       (unsigned long long)ol_q.stats[AFCD_S_POLICE_MARK],
+		       (unsigned long long)ol_q.stats[AFCD_S_POLICE_DROP]);
+		CHECK(legit >= 4.0e6, "legit %.0f", legit);
+		CHECK(ol_q.stats[AFCD_S_POLICE_MARK] > 0, "no police marks");
+		CHECK(ol_q.stats[AFCD_S_POLICE_DROP] > 0, "no police drops");
+	}
+}
+
 /* Expected result: algo afd, the AFD paper's baseline: two flows that
  * together offer 1.5x the rate (7.5 Mbit/s each) are both at their fair
  * share, so neither is dropped by the law and the link is used in full
@@ -410,6 +445,7 @@ const struct test_case fair_tests[] = {
 	TC(test_fair_isolate_srchost),
 	TC(test_fair_unclassified_floods),
 	TC(test_fair_forced_collision),
+	TC(test_fair_ect_flood),
 	TC(test_afd_baseline),
 	TC(test_fallback_guarantee),
 	{ NULL },

@@ -230,7 +230,7 @@ static void test_police_law(void)
 	int i;
 
 	/* expected: the first packet at an idle clock starts now */
-	CHECK_EQ(afcd_police(0, 1000, 100, 500, &next), 0);
+	CHECK_EQ(afcd_police(0, 1000, 100, 500, 0, &next), AFCD_POLICE_PASS);
 	CHECK_EQ(next, 1100);
 	/* drain factor: 1 up to min(target, horizon/4), then down to 1/4 */
 	CHECK_EQ(afcd_drain_milli(5000000, 5000000, 100000000), 1000);
@@ -239,13 +239,13 @@ static void test_police_law(void)
 	CHECK_EQ(afcd_drain_milli(6000000, 14000000, 20000000), 900);   /* FaLL, 20 ms buffer */
 	CHECK_EQ(afcd_drain_milli(1, 0, 0), 1000);
 	/* expected: 600 ns ahead with a 500 ns lead: dropped */
-	CHECK_EQ(afcd_police(1600, 1000, 100, 500, &next), 1);
-	CHECK_EQ(afcd_police(1500, 1000, 100, 500, &next), 0);
+	CHECK_EQ(afcd_police(1600, 1000, 100, 500, 0, &next), AFCD_POLICE_DROP);
+	CHECK_EQ(afcd_police(1500, 1000, 100, 500, 0, &next), AFCD_POLICE_PASS);
 	/* expected: offered at 3x the fair rate for 1 s (tx 300 us per packet at
 	 * the fair rate, one every 100 us): 1/3 admitted, plus the lead */
 	admitted = 0;
 	for (i = 0, now = 0; i < 10000; i++, now += 100000) {
-		if (!afcd_police(vt, now, 300000, 100000000ULL, &next)) {
+		if (!afcd_police(vt, now, 300000, 100000000ULL, 0, &next)) {
 			vt = next;
 			admitted++;
 		}
@@ -255,7 +255,27 @@ static void test_police_law(void)
 	/* expected: offered at 0.9x the fair rate: never dropped */
 	vt = 0;
 	for (i = 0, now = 0; i < 10000; i++, now += 100000)
-		CHECK(!afcd_police(vt, now, 90000, 1000, &vt), "drop at %d", i);
+		CHECK(!afcd_police(vt, now, 90000, 1000, 0, &vt), "drop at %d", i);
+	/* expected: with a mark band (an ECN-capable packet) the packet 600
+	 * ns ahead with a 500 ns lead is marked; up to lead + band marked,
+	 * beyond it dropped */
+	CHECK_EQ(afcd_police(1600, 1000, 100, 500, 500, &next), AFCD_POLICE_MARK);
+	CHECK_EQ(next, 1700);
+	CHECK_EQ(afcd_police(2000, 1000, 100, 500, 500, &next), AFCD_POLICE_MARK);
+	CHECK_EQ(afcd_police(2001, 1000, 100, 500, 500, &next), AFCD_POLICE_DROP);
+	/* expected: an ECN-capable flood at 3x that ignores the marks is
+	 * still held to the fair rate, plus two leads (the band) */
+	vt = 0;
+	admitted = 0;
+	for (i = 0, now = 0; i < 10000; i++, now += 100000) {
+		if (afcd_police(vt, now, 300000, 100000000ULL, 100000000ULL, &next) !=
+		    AFCD_POLICE_DROP) {
+			vt = next;
+			admitted++;
+		}
+	}
+	CHECK(admitted >= 3333 && admitted <= 3333 + 667, "ECT admitted %llu",
+	      (unsigned long long)admitted);
 }
 
 static void test_sampling_probability(void)
@@ -1078,6 +1098,21 @@ static void test_decide_stages(void)
 	CHECK_EQ(next, now + 900000 + 240000);
 	f.vt_ns = now + 1000001;           /* beyond it */
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	/* expected: an ECT packet is dropped there too without ecn on, and
+	 * marked with it, up to one more lead; beyond that dropped */
+	in.ect = 1;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	in.ecn_on = 1;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_MARK);
+	CHECK_EQ(next, now + 1000001 + 240000);
+	f.vt_ns = now + 2000000;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_MARK);
+	f.vt_ns = now + 2000001;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	in.ect = 0;                        /* not ECN-capable: dropped at the lead */
+	f.vt_ns = now + 1000001;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	in.ecn_on = 0;
 	in.stale = 1;                      /* the fallback policer waits for target */
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_PASS);
 	CHECK_EQ(q.stats[AFCD_S_STALE_FALLBACK], 1);
@@ -1167,6 +1202,10 @@ static void test_decide_stages(void)
 	CHECK(q.stats[AFCD_S_PASSED] == 1 && q.stats[AFCD_S_ECN_MARK] == 1 &&
 	      q.stats[AFCD_S_PASSED_BYTES] == 1500 && f.marks == 1 && f.packets == 1 &&
 	      q.max_sojourn_ns == 5000 && q.sojourn_sum_ns == 5000, "mark accounting");
+	/* expected: the policer's mark counts as a police mark, not the law's */
+	afcd_account(&q, &f, &in, &e, AFCD_V_MARK, AFCD_MARK_POLICE);
+	CHECK(q.stats[AFCD_S_PASSED] == 2 && q.stats[AFCD_S_ECN_MARK] == 1 &&
+	      q.stats[AFCD_S_POLICE_MARK] == 1 && f.marks == 2, "police mark accounting");
 	/* expected: an admitted packet moves its flow's policer clock, or the
 	 * mice aggregate's for a mouse; without a policer nothing moves */
 	afcd_police_commit(&q, &f, &in, now, now + 240000);

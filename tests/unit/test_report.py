@@ -74,16 +74,17 @@ def test_cost_of_fairness_from_the_counters():
               {"t": 1.0, "idle_ns": 1e8, "passed": 100, "aqm_drop": 10, "police_drop": 4,
                "overlimit_drop": 0},
               {"t": 11.0, "idle_ns": 6e8, "passed": 990, "aqm_drop": 110, "police_drop": 44,
-               "overlimit_drop": 10}]
+               "overlimit_drop": 10, "police_mark": 18}]
     c = scenario._cost_of_fairness(series, 1.0)
     assert abs(c["vq_idle"] - 0.05) < 1e-9
     assert abs(c["aqm_drop"] - 0.06) < 1e-9
     assert abs(c["police_drop"] - 0.04) < 1e-9
     assert abs(c["overlimit_drop"] - 0.01) < 1e-9
+    assert abs(c["police_mark"] - 0.018) < 1e-9
     assert scenario._cost_of_fairness(series[:1], 0) is None
     r = dict(_run("afcd", 1, 17.0, 17.0, 1.0), cost_after_warmup=c)
     agg = report.aggregate([r, dict(r, repeat=2)])
     assert agg[0]["cost_after_warmup"]["vq_idle"] == c["vq_idle"]
     rows = report.cost_table(agg).splitlines()
-    assert rows[2].split(" | ")[3:] == ["5.0%", "6.0%", "4.0%", "1.0% |"], rows
+    assert rows[2].split(" | ")[3:] == ["5.0%", "6.0%", "4.0%", "1.0%", "1.8% |"], rows
     assert report.cost_table(report.aggregate([_run("pfifo", 1, 10, 20, 0.9)])) == ""
