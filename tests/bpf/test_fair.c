@@ -184,20 +184,26 @@ static double open_loop(__u32 algo, __u32 flags, struct ol_src *src, int n)
 }
 
 /* src[0]: one TCP-like 5-tuple at 5 Mbit/s from 198.18.0.1; src[1]: the
- * attacker at 15 Mbit/s from 198.18.0.9 with the given rotation, frame
- * size, frame kind (FR_*) and forged collision. */
-static double legit_vs(__u32 algo, __u32 flags, int rotate, int attacker_len, int frame,
-		       int collide)
+ * attacker, UDP at 15 Mbit/s from 198.18.0.9 in frames of attacker_len. */
+static void legit_pair(struct ol_src *src, int attacker_len)
 {
-	struct ol_src src[2];
-
-	memset(src, 0, sizeof(src));
+	memset(src, 0, 2 * sizeof(*src));
 	src[0].s = pkt_tcp4(1111, 1514);
 	src[0].rate_bps = 5e6;
 	src[1].s = pkt_tcp4(2222, attacker_len);
 	src[1].s.proto = 17;
 	src[1].s.src4 = 0xC6120009;
 	src[1].rate_bps = 15e6;
+}
+
+/* The legitimate sender's admitted rate against legit_pair()'s attacker
+ * with the given rotation, frame kind (FR_*) and forged collision. */
+static double legit_vs(__u32 algo, __u32 flags, int rotate, int attacker_len, int frame,
+		       int collide)
+{
+	struct ol_src src[2];
+
+	legit_pair(src, attacker_len);
 	src[1].rotate = rotate;
 	src[1].frame = frame;
 	src[1].collide = collide;
@@ -346,14 +352,8 @@ static void test_fair_ect_flood(void)
 	for (i = 0; i < 2; i++) {
 		double legit;
 
-		memset(src, 0, sizeof(src));
-		src[0].s = pkt_tcp4(1111, 1514);
-		src[0].rate_bps = 5e6;
-		src[1].s = pkt_tcp4(2222, 1514);
-		src[1].s.proto = 17;
-		src[1].s.src4 = 0xC6120009;
+		legit_pair(src, 1514);
 		src[1].s.ecn = 2;
-		src[1].rate_bps = 15e6;
 		legit = open_loop(algos[i], AFCD_F_POLICE | AFCD_F_ECN, src, 2);
 		printf("    %-28s legit Mbit/s: %s %.2f (police marks %llu, drops %llu)\n",
 		       "ECT flood 1.5x, ecn on", i ? "fall" : "afcd", legit / 1e6,
