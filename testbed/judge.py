@@ -28,6 +28,7 @@ import os
 
 from . import figures as F
 from .scenario import goodput_mbps
+from .workload import flow_t0
 from .stats import jain, percentile
 
 MIN_VALID = 2
@@ -52,7 +53,7 @@ def metrics(res, fig):
     m = {}
     gp, groups = [], {}
     for f in _flows_in(res):
-        g = goodput_mbps(f, max(a, f["start_s"] + 1.0), b)
+        g = goodput_mbps(f, max(a, flow_t0(f) + 1.0), b)
         gp.append(g)
         key = f.get("group", f["name"])
         groups[key] = groups.get(key, 0.0) + g
@@ -78,7 +79,7 @@ def metrics(res, fig):
     srtts, cw = [], {}
     for f in res["flows"]:
         ser = (f.get("client") or {}).get("tcp_series") or []
-        pts = [x for x in ser if x[0] + f["start_s"] >= w]
+        pts = [x for x in ser if x[0] + flow_t0(f) >= w]
         srtts += [x[2] - res["rtt_ms"] for x in pts if x[2]]
         if pts and f.get("group") in ("cubic", "sack") and f["name"] == f.get("group"):
             cw[f["group"]] = sum(x[1] or 0 for x in pts) / len(pts)
@@ -427,7 +428,7 @@ def plot_figure(fig, M, schemes, path):
                 ser = (fl.get("client") or {}).get("tcp_series") or []
                 if not ser:
                     continue
-                t = [x[0] + fl["start_s"] for x in ser]
+                t = [x[0] + flow_t0(fl) for x in ser]
                 axs[0][i].plot(t, [(x[1] or 0) / 1448 for x in ser], lw=0.8, label=fl["name"])
                 axs[1][i].plot(t, [x[2] for x in ser], lw=0.8, label=fl["name"])
             axs[0][i].axhline(bdp_pk, color="grey", ls="--", lw=0.8, label="BDP")

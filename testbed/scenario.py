@@ -154,7 +154,7 @@ def fct_summary(short, warmup_s):
 def summarize(raw, rate_mbit, duration_s, warmup_s, rtt_ms=None, backlog=None):
     flows = []
     for f in raw["flows"]:
-        start = max(warmup_s, f["start_s"] + 1.0)
+        start = max(warmup_s, workload.flow_t0(f) + 1.0)
         flows.append(dict(f, goodput_mbps=goodput_mbps(f, start, duration_s)))
     # every flow here is long-lived (bulk for the whole run, or from its start)
     long_lived = [f["goodput_mbps"] for f in flows]

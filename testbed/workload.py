@@ -8,11 +8,15 @@ each reported as a flow of its own). A UDP flow is an iperf3 -u client at
 a fixed rate (non-responsive). Short flows: testbed/shortflows.py (Poisson
 arrivals, Pareto sizes, completion times). Latency under load: ping from
 the first sender at 100 Hz. Goodput is what each iperf3 server received,
-per interval, per stream.
+per interval, per stream, placed in time where its test really began: a
+client started late into a full queue can take seconds to connect (its
+SYNs and iperf3's parameter exchange wait in the queue or are lost), and
+iperf3 times its intervals from the test's own start.
 """
 import json
 import re
 import subprocess
+import threading
 import time
 
 from . import netns as nslib
@@ -162,6 +166,65 @@ def _finish_short(srv, cli, duration_s):
         return None
 
 
+def flow_t0(flow):
+    """Where a flow's iperf3 test began, s after the run's start: its
+    measured start (began_s), not before its configured one (start_s);
+    start_s alone for results without began_s. The server's intervals and
+    the client's TCP series are timed from there."""
+    b = flow.get("began_s")
+    return flow["start_s"] if b is None else max(b, flow["start_s"])
+
+
+def _established_by_port(ns, ports):
+    """{port: established TCP connections on it} at the receiver."""
+    out = in_ns(ns, ["ss", "-Htn", "state", "established"], check=False).stdout
+    n = dict.fromkeys(ports, 0)
+    for ln in out.splitlines():
+        f = ln.split()
+        if len(f) >= 3:
+            try:
+                p = int(f[2].rsplit(":", 1)[1])
+            except (IndexError, ValueError):
+                continue
+            if p in n:
+                n[p] += 1
+    return n
+
+
+class StartWatch:
+    """When each iperf3 test really began, in seconds after t0: the first
+    poll (every 0.1 s) that finds all of its connections established at the
+    receiver (iperf3's control connection and its streams; the server
+    starts its test, and its intervals' clock, once they are). None for a
+    test that never got them in time."""
+
+    def __init__(self, ns, need, t0, until_s, period_s=0.1):
+        self.ns, self.need, self.t0 = ns, dict(need), t0
+        self.until, self.period = t0 + until_s, period_s
+        self.started = {}
+        self._stop = threading.Event()
+        self._th = threading.Thread(target=self._poll, daemon=True)
+
+    def start(self):
+        self._th.start()
+        return self
+
+    def _poll(self):
+        while not self._stop.is_set() and time.time() < self.until and \
+                len(self.started) < len(self.need):
+            t = time.time()
+            n = _established_by_port(self.ns, [p for p in self.need if p not in self.started])
+            for p, k in n.items():
+                if k >= self.need[p]:
+                    self.started[p] = round(t - self.t0, 3)
+            self._stop.wait(self.period)
+
+    def stop(self):
+        self._stop.set()
+        self._th.join(timeout=5)
+        return self.started
+
+
 def run(topo, flows, duration_s, ping=True, ping_interval_s=0.01, short=None):
     """Run flows (and the short flows, a ShortFlows) for duration_s. Returns
     {flows: [...], ping_rtt_ms: [(t, rtt)], short: {...} or None}."""
@@ -179,6 +242,9 @@ def run(topo, flows, duration_s, ping=True, ping_interval_s=0.01, short=None):
             break
         time.sleep(0.05)
     t0 = time.time()
+    watch = StartWatch(topo.receiver,
+                       {5201 + i: 1 + (f.streams if f.proto == "tcp" else 0)
+                        for i, f in enumerate(flows)}, t0, duration_s).start()
     for i, f in enumerate(flows):
         dur = f.duration_s or max(duration_s - f.start_s, 1)
         cmd = ["iperf3", "-c", RECEIVER_ADDR, "-p", str(5201 + i), "-t", "%g" % dur, "-J",
@@ -211,20 +277,26 @@ def run(topo, flows, duration_s, ping=True, ping_interval_s=0.01, short=None):
             c.kill()
             txt, _ = c.communicate()
         reports.append(_parse_client(txt or "", f.streams))
+    began = watch.stop()
     for i, (f, s) in enumerate(zip(flows, servers)):
         try:
             js, _ = s.communicate(timeout=15)
         except subprocess.TimeoutExpired:
             s.kill()
             js, _ = s.communicate()
+        # the intervals from where the test began: start_s stays the
+        # configured start, began_s is the measured one
+        t_began = began.get(5201 + i)
+        t_off = flow_t0({"start_s": f.start_s, "began_s": t_began})
         for k, (nbytes, secs, series) in enumerate(_parse_server(js, f.streams)):
             out["flows"].append({
                 "name": f.name if f.streams == 1 else "%s.%d" % (f.name, k), "group": f.name,
                 "proto": f.proto, "cc": f.cc if f.proto == "tcp" else None,
-                "sender": f.sender, "start_s": f.start_s, "bytes": nbytes, "seconds": secs,
+                "sender": f.sender, "start_s": f.start_s, "began_s": t_began,
+                "bytes": nbytes, "seconds": secs,
                 "configured_mbps": f.rate_mbit if f.proto == "udp" else None,
                 "client": reports[i][k],
-                "series": [(a + f.start_s, b + f.start_s, bps) for a, b, bps in series]})
+                "series": [(a + t_off, b + t_off, bps) for a, b, bps in series]})
     if shorts:
         out["short"] = _finish_short(shorts[0], shorts[1], duration_s)
     if pinger:

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""Where a flow's goodput is placed in time: iperf3 times its intervals
+from the test's own start, which a client started late into a full queue
+reaches seconds after it was started (fig. 4.8's late group: the
+receivers seemed to get 1.26x the link when the late flows' intervals
+were placed at their configured start)."""
+import time
+
+from testbed import judge, workload
+from testbed.figures import BY_ID
+
+SS = """0      0      198.18.9.2:5201     198.18.1.2:40100
+0      0      198.18.9.2:5201     198.18.1.2:40102
+0      0      198.18.9.2:5202     198.18.5.2:40200
+0      0      [fd00::9:2]:5202    [fd00::5:2]:40202
+0      0      198.18.9.2:22       198.18.1.2:40300
+garbage
+"""
+
+
+class _Out:
+    stdout = SS
+
+
+def test_established_connections_counted_per_port(monkeypatch):
+    """Expected result: two connections on 5201, two on 5202 (one of them
+    IPv6), nothing else counted; unparsable lines ignored."""
+    monkeypatch.setattr(workload, "in_ns", lambda ns, cmd, check=True: _Out())
+    assert workload._established_by_port("r", [5201, 5202, 5203]) == \
+        {5201: 2, 5202: 2, 5203: 0}
+
+
+def test_start_watch_waits_for_every_connection(monkeypatch):
+    """Expected result: a test counts as begun when its control connection
+    and all its streams are up (5201 needs 2 and has them; 5202 needs 3
+    and has 2: not begun)."""
+    monkeypatch.setattr(workload, "in_ns", lambda ns, cmd, check=True: _Out())
+    t0 = time.time()
+    w = workload.StartWatch("r", {5201: 2, 5202: 3}, t0, 0.5, period_s=0.05).start()
+    time.sleep(0.3)
+    began = w.stop()
+    assert set(began) == {5201} and 0 <= began[5201] < 0.5
+
+
+def test_flow_t0():
+    """Expected result: the measured start, never before the configured
+    one; the configured one for results without a measurement."""
+    assert workload.flow_t0({"start_s": 30.0, "began_s": 37.5}) == 37.5
+    assert workload.flow_t0({"start_s": 30.0, "began_s": 29.9}) == 30.0
+    assert workload.flow_t0({"start_s": 30.0, "began_s": None}) == 30.0
+    assert workload.flow_t0({"start_s": 0.0}) == 0.0
+
+
+def _flow(name, group, start, began, series):
+    return {"name": name, "group": group, "start_s": start, "began_s": began,
+            "series": series, "client": {}}
+
+
+def test_late_flow_measured_from_its_real_start():
+    """Expected result: fig. 4.8's window is the second half from the late
+    group's start + 5 s (35-60 s of 60). A late flow that began at 40 s
+    (its intervals already placed there) is judged from 41 s, so the sum
+    of goodputs is the link's 8 Mbit/s, not more."""
+    early = _flow("e", "early1", 0.0, 0.1, [(0.1, 60.1, 4e6)])
+    late = _flow("l", "late1", 30.0, 40.0, [(40.0, 41.0, 0.0), (41.0, 61.0, 4e6)])
+    res = {"duration_s": 60.0, "warmup_s": 10.0, "rate_mbit": 8.0, "flows": [early, late],
+           "rtt_ms": 125.0}
+    m = judge.metrics(res, BY_ID["4.8"])
+    assert abs(m["util"] - 1.0) < 1e-9, m["util"]
