@@ -302,7 +302,8 @@ __attribute__((noinline)) int afcd_judge_inputs(const struct afcd_config *cfg,
 	if (in->traits & AFCD_T_FAIR) {
 		struct afcd_sb_hist *h = bpf_map_lookup_elem(&afcd_sb_hist, &slot);
 
-		afcd_fair_now(cfg, bpf_map_lookup_elem(&afcd_est, &slot), q->n_active,
+		afcd_fair_now(cfg, bpf_map_lookup_elem(&afcd_est, &slot), afcd_rate_of(cfg, q),
+			      q->n_active,
 			      h ? *(volatile __u32 *)&h->n[1] : 0, in->now_ns, &q->fb_gt, &fs);
 	}
 	afcd_inputs(cfg, &fs, f->m_i, in->law == AFCD_LAW_AFD ? afcd_rng_next(&f->rng) & 0xffff : 0,

@@ -98,8 +98,9 @@ AFCD_INLINE __u64 afcd_sb_capacity(__u32 sb_size, __u64 rate_bps, __u64 arrival_
  *  - global_target = RTT / sqrt(N), N = flows with >= 2 samples (or the
  *    datapath's N without any), clamped [2 tx(MTU), interval].
  * The rate is afcd_rate_of(): the rate parameter, or the qdisc's measured
- * link rate. c: the interface's config (sample_bytes != 0 as the loader
- * validates; returns without writing while the rate is unknown or 0). q: its queue,
+ * link rate; while that is unknown (0), m_fair is the anchor and nobody is
+ * policed. c: the interface's config (sample_bytes != 0 as the loader
+ * validates; returns without writing otherwise). q: its queue,
  * read with plain loads (monotonic u64 counters, aligned). s: the
  * loader's last scan. e: updated in place; heartbeat_ns = now last.
  */
@@ -115,7 +116,7 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 	__u64 rate = afcd_rate_of(c, q);
 	__s32 n;
 
-	if (!rate || !c->sample_bytes)
+	if (!c->sample_bytes)
 		return;
 	dt_ns = e->prev_t_ns && now > e->prev_t_ns ? now - e->prev_t_ns : 0;
 	if (dt_ns)
@@ -133,6 +134,19 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 	n = s->n_long ? (__s32)s->n_long : n_active;
 	gt = afcd_fall_global_target_ns(c->rtt_ns, n, 2 * afcd_tx_ns(c->mtu_bytes, rate),
 					c->interval_ns);
+	if (!rate) {
+		/* the link's rate is not known yet (a qdisc without a rate
+		 * that has never been backlogged): it has carried all it was
+		 * offered, so nobody is above the level: the anchor as m_fair,
+		 * no fair rate, no controller state */
+		e->m_fair = s->waterline ? s->waterline : afcd_m_fair_fallback(c->sb_size, n_active);
+		e->ctrl_milli = 0;
+		e->q_old_milli = 0;
+		e->drain_milli = 1000;
+		e->fair_level_bps = 0;
+		e->fair_rate_bps = 0;
+		goto out;
+	}
 	qt_ns = afcd_algo_row(c->algo).traits & AFCD_T_GTARGET ? gt : c->target_ns;
 	qm = afcd_backlog_milli_samples(backlog, rate, c->sample_bytes);
 	qt = afcd_backlog_milli_samples(qt_ns, rate, c->sample_bytes);
@@ -155,6 +169,7 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 		e->fair_level_bps = 0;
 		e->fair_rate_bps = 0;
 	}
+out:
 	e->n_flows = n_active > 0 ? (__u32)n_active : 0;
 	e->n_long = s->n_long;
 	e->mice_samples = s->mice;

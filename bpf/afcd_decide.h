@@ -63,12 +63,13 @@ struct afcd_fair {
 	__u8  stale;
 };
 
-/* FaLL's fallback global target for n_long flows: gc's value while it
- * was computed for the same N (clamped as afcd_fall_global_target_ns()
- * clamps it) less than update_period ago, else computed and stored
- * there (gc NULL: always computed). */
-AFCD_INLINE __u64 afcd_fall_fallback_gt(const struct afcd_config *c, __s32 n_long, __u64 now,
-					struct afcd_gt_cache *gc)
+/* FaLL's fallback global target for n_long flows on a link of rate_bps
+ * (afcd_rate_of(); 0: unknown, no lower clamp): gc's value while it was
+ * computed for the same N (clamped as afcd_fall_global_target_ns()
+ * clamps it) less than update_period ago, else computed and stored there
+ * (gc NULL: always computed). */
+AFCD_INLINE __u64 afcd_fall_fallback_gt(const struct afcd_config *c, __u64 rate_bps,
+					__s32 n_long, __u64 now, struct afcd_gt_cache *gc)
 {
 	__u64 n = n_long <= 1 ? 1 : n_long >= (1 << 13) ? (1 << 13) : (__u64)n_long, v, gt;
 
@@ -79,7 +80,7 @@ AFCD_INLINE __u64 afcd_fall_fallback_gt(const struct afcd_config *c, __s32 n_lon
 			return v & ((1ULL << 34) - 1);
 	}
 	gt = afcd_fall_global_target_ns(c->rtt_ns, (__s32)n,
-					2 * afcd_tx_ns(c->mtu_bytes, c->rate_bps), c->interval_ns);
+					2 * afcd_tx_ns(c->mtu_bytes, rate_bps), c->interval_ns);
 	if (gc && gt < (1ULL << 34)) {
 		gc->v = n << 34 | gt;
 		gc->at_ns = now;
@@ -87,10 +88,12 @@ AFCD_INLINE __u64 afcd_fall_fallback_gt(const struct afcd_config *c, __s32 n_lon
 	return gt;
 }
 
-/* gc: the interface's cache of FaLL's fallback global target (NULL: none). */
+/* rate_bps: the link's (afcd_rate_of(): the rate parameter, or the
+ * qdisc's measured rate; 0 while unknown: no fallback policer); gc: the
+ * interface's cache of FaLL's fallback global target (NULL: none). */
 AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_est *e,
-			       __s32 n_active, __u32 n_mice, __u64 now, struct afcd_gt_cache *gc,
-			       struct afcd_fair *fs)
+			       __u64 rate_bps, __s32 n_active, __u32 n_mice, __u64 now,
+			       struct afcd_gt_cache *gc, struct afcd_fair *fs)
 {
 	__s32 n;
 
@@ -114,7 +117,7 @@ AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_es
 	fs->m_fair = afcd_m_fair_fallback(c->sb_size, n);
 	/* FaLL's N leaves the mice out, as the refresh step's n_long does */
 	fs->gt_ns = afcd_algo_row(c->algo).traits & AFCD_T_GTARGET ?
-		afcd_fall_fallback_gt(c, n_active - (__s32)n_mice, now, gc) : 0;
+		afcd_fall_fallback_gt(c, rate_bps, n_active - (__s32)n_mice, now, gc) : 0;
 	/* the fallback policer: without the scan's water level,
 	 * a flow holding more than the equal share of the ring (sb_size / N)
 	 * (the mice aggregate too, on its own clock) is held at rate / N, and
@@ -122,7 +125,7 @@ AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_es
 	 * fallback never idles the link */
 	fs->waterline = fs->m_fair;
 	fs->mice_samples = n_mice;
-	fs->fair_rate_bps = n > 1 ? c->rate_bps / (__u64)n : 0;
+	fs->fair_rate_bps = n > 1 ? rate_bps / (__u64)n : 0;
 	fs->stale = 1;
 }
 

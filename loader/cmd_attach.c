@@ -125,6 +125,8 @@ static int attach_check(struct attach *a, int argc, char **argv)
 	} else {
 		a->fp = cp;
 	}
+	if (a->ro.backend == BACKEND_QDISC)
+		a->fp.c.flags |= AFCD_F_QDISC;   /* rate optional */
 	params_complete(&a->fp);
 	if (params_validate(&a->fp, err, sizeof(err))) {
 		pr_warn("%s", err);
@@ -319,7 +321,8 @@ static int attach_run(struct attach *a)
 				strerror(-err));
 	}
 	if (a->ro.backend == BACKEND_QDISC)
-		snprintf(where, sizeof(where), "the qdisc afcd as %s's root qdisc", a->dev);
+		snprintf(where, sizeof(where), "the qdisc afcd as %s's root qdisc%s", a->dev,
+			 a->fp.c.rate_bps ? "" : " at the link's own rate");
 	else
 		snprintf(where, sizeof(where), "afcd_egress on %s's %s egress", a->dev,
 			 hook_name(a->ifindex));

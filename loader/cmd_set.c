@@ -42,9 +42,15 @@ int cmd_set(int argc, char **argv)
 		full = given;
 	}
 	params_complete(&full);
-	if (exists)
+	if (exists) {
 		full.c.flags = (full.c.flags & ~AFCD_F_ATTACH_FLAGS) |
 			       (cur.flags & AFCD_F_ATTACH_FLAGS);
+		/* the loader keeps deriving sample_bytes from the measured
+		 * link rate unless this gives one or a rate */
+		if ((cur.flags & AFCD_F_SAMPLE_AUTO) && !full.c.rate_bps &&
+		    !param_given(&given, "sample_bytes"))
+			full.c.flags |= AFCD_F_SAMPLE_AUTO;
+	}
 	if (params_validate(&full, err, sizeof(err))) {
 		pr_warn("%s", err);
 		pins_close(&p);

@@ -17,7 +17,7 @@
 #define POFF(f) offsetof(struct params, c.f), #f
 const struct param_def params_table[PARAMS_N] = {
 	{ "algo",          P_ALGO,  POFF(algo),            "the drop law (default afcd)", 0 },
-	{ "rate",          P_RATE,  POFF(rate_bps),        "virtual queue drain rate, bits/s (required)", 0 },
+	{ "rate",          P_RATE,  POFF(rate_bps),        "virtual queue drain rate, bits/s (required; --backend qdisc: optional, paces the qdisc, without it the link's own rate)", 0 },
 	{ "target",        P_TIME,  POFF(target_ns),       "target delay", 0 },
 	{ "interval",      P_TIME,  POFF(interval_ns),     "CoDel interval", 0 },
 	{ "horizon",       P_TIME,  POFF(horizon_ns),      "buffer in time, sojourn above is dropped (default 100ms)", 0 },
@@ -317,8 +317,14 @@ void params_complete(struct params *p)
 		c->horizon_ns = (__u64)((double)p->limit_bytes * 8e9 / (double)c->rate_bps);
 	else if (!param_given(p, "horizon"))
 		c->horizon_ns = d.horizon_ns;
-	if (!param_given(p, "sample_bytes"))
+	/* without a rate (backend qdisc), one MTU until the loader has the
+	 * link's measured rate to derive it from (AFCD_F_SAMPLE_AUTO) */
+	c->flags &= ~AFCD_F_SAMPLE_AUTO;
+	if (!param_given(p, "sample_bytes")) {
 		c->sample_bytes = afcd_default_sample_bytes(c);
+		if (!c->rate_bps)
+			c->flags |= AFCD_F_SAMPLE_AUTO;
+	}
 }
 
 /* Check a complete parameter set. Returns 0, or -1 naming the problem. */
@@ -329,9 +335,12 @@ int params_validate(const struct params *p, char *err, size_t errlen)
 #define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 	if (param_given(p, "limit") && param_given(p, "horizon"))
 		BAD("give horizon or limit, not both");
-	if (!c->rate_bps)
+	if (!c->rate_bps && !(c->flags & AFCD_F_QDISC))
 		BAD("rate: must be given and above 0 (e.g. rate 100mbit)");
-	if (c->rate_bps < AFCD_RATE_MIN_BPS || c->rate_bps > AFCD_RATE_MAX_BPS)
+	if (!c->rate_bps && param_given(p, "limit"))
+		BAD("limit: needs a rate (give horizon instead: the link's rate is not known "
+		    "in advance)");
+	if (c->rate_bps && (c->rate_bps < AFCD_RATE_MIN_BPS || c->rate_bps > AFCD_RATE_MAX_BPS))
 		BAD("rate: %llu bit/s is outside [1kbit, 1tbit]", (unsigned long long)c->rate_bps);
 	if (c->algo >= AFCD_ALGO__MAX)
 		BAD("algo: unknown");

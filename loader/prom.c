@@ -115,8 +115,9 @@ size_t prom_render(char *b, size_t n, const char *dev, const struct snapshot *s)
 		{ "fair_share_samples", "gauge", "m_fair in shadow-buffer samples.", (double)m_fair },
 		{ "global_target_seconds", "gauge", "FaLL global target delay RTT/sqrt(N).",
 		  (double)gt / 1e9 },
-		{ "rate_bytes_per_second", "gauge", "Configured drain rate (the rate parameter / 8).",
-		  (double)s->c.rate_bps / 8 },
+		{ "rate_bytes_per_second", "gauge", "Drain rate: the rate parameter / 8, or without "
+		  "one (backend qdisc) the link's rate measured at dequeue / 8.",
+		  (double)afcd_rate_of(&s->c, &s->q) / 8 },
 		{ "estimate_refreshes_total", "counter", "Refreshes of m_fair and the global target.",
 		  (double)s->e.refreshes },
 		{ "queue_idle_seconds_total", "counter", "Time the virtual queue stood empty "

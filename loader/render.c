@@ -172,6 +172,7 @@ static void render_json(const char *dev, __u32 ifindex, const char *hook,
 	ADD(jq, "last_sojourn_ns", U64(q->last_sojourn_ns));
 	ADD(jq, "sojourn_sum_ns", U64(q->sojourn_sum_ns));   /* over passed and marked packets */
 	ADD(jq, "rate_bps", I64(rate));
+	ADD(jq, "link_bps", U64(q->link_bps));   /* the qdisc's measured link rate (0: none) */
 	ADD(jq, "pps", I64(pps));
 	ADD(jq, "dt_s", json_object_new_double(dt));
 	ADD(jq, "dropping", U64(q->gcv.dropping));
@@ -252,9 +253,14 @@ void render_stats(const char *dev, __u32 ifindex, const char *hook, const struct
 		return;
 	}
 	{
-		char r1[32], r2[32], t1[32], t2[32], t3[32], t4[32], t5[32];
+		char r1[48], r2[32], t1[32], t2[32], t3[32], t4[32], t5[32];
 
-		fmt_rate(r1, sizeof(r1), (double)s1->c.rate_bps);
+		if (s1->c.rate_bps) {
+			fmt_rate(r1, sizeof(r1), (double)s1->c.rate_bps);
+		} else {   /* backend qdisc, work-conserving: the rate it measured */
+			fmt_rate(r2, sizeof(r2), (double)q->link_bps);
+			snprintf(r1, sizeof(r1), "link(%s)", r2);
+		}
 		fmt_time(t1, sizeof(t1), (double)s1->c.target_ns);
 		fmt_time(t2, sizeof(t2), (double)s1->c.interval_ns);
 		fmt_time(t3, sizeof(t3), (double)s1->c.horizon_ns);

@@ -8,8 +8,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "afcd_config.h"
 #include "afcd_ctl.h"
 #include "ctl.h"
+#include "log.h"
 #include "scan.h"
 #include "sys.h"
 #include "tc.h"
@@ -108,6 +110,38 @@ static bool watch(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 no
 	return true;
 }
 
+/* AFCD_F_SAMPLE_AUTO (backend qdisc without a rate): sample_bytes for the
+ * link rate the qdisc measured, written when it is off by more than 2x,
+ * so that the shadow buffer keeps covering `window` of the link's traffic
+ * (ALGORITHM.md sec. 3) whatever the device's rate. Re-read under the
+ * pins' lock: an `afcd set` in between wins. */
+static void sample_auto(struct pins *p, __u32 ifindex, const struct afcd_config *c,
+			const struct afcd_queue *q)
+{
+	struct afcd_config t;
+	__u64 want;
+	int lock;
+
+	if (c->rate_bps || !(c->flags & AFCD_F_SAMPLE_AUTO) || !q->link_bps)
+		return;
+	t = *c;
+	t.rate_bps = q->link_bps;
+	want = afcd_default_sample_bytes(&t);
+	if (want <= 2 * c->sample_bytes && 2 * want >= c->sample_bytes)
+		return;
+	lock = pins_lock();
+	if (lock < 0)
+		return;
+	if (!cfg_lookup(p, ifindex, &t) && !t.rate_bps && (t.flags & AFCD_F_SAMPLE_AUTO) &&
+	    t.sample_bytes == c->sample_bytes) {
+		t.sample_bytes = want;
+		if (!config_write_locked(p, ifindex, &t))
+			pr_info("sample_bytes %llu for the link's measured %.1f Mbit/s",
+				(unsigned long long)want, q->link_bps / 1e6);
+	}
+	pins_unlock(lock);
+}
+
 /* One tick of the loop at time now: the refresh step (user mode), the
  * scan when due, the timer's watchdog (kernel mode). Returns the time to
  * the next tick, ns, or 0 when the interface lost its config. */
@@ -135,7 +169,12 @@ __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now)
 			return 0;
 		if (ls->kernel && !bpf_map_lookup_elem(p->est, &c.slot, &e))
 			ep = &e;
-		scan_hist(p, &c, afcd_sb_capacity(c.sb_size, c.rate_bps, ep->arrival_bps), &ls->sc);
+		/* the link's rate unknown yet (a qdisc without a rate that has
+		 * not been backlogged): the whole ring, nobody above the level */
+		scan_hist(p, &c, afcd_rate_of(&c, &q) ?
+			  afcd_sb_capacity(c.sb_size, afcd_rate_of(&c, &q), ep->arrival_bps) :
+			  c.sb_size, &ls->sc);
+		sample_auto(p, ifindex, &c, &q);
 		ls->sc.heartbeat_ns = now;
 		ls->sc.scans++;
 		ls->sc.loader_pid = (__u32)getpid();

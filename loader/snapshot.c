@@ -42,7 +42,8 @@ int snapshot_read(struct pins *p, __u32 ifindex, struct snapshot *s)
 		static struct afcd_sb_hist h;
 		__u32 n_mice = bpf_map_lookup_elem(p->hist, &s->c.slot, &h) ? 0 : h.n[1];
 
-		afcd_fair_now(&s->c, &s->e, s->q.n_active, n_mice, s->t_ns, NULL, &s->fair);
+		afcd_fair_now(&s->c, &s->e, afcd_rate_of(&s->c, &s->q), s->q.n_active, n_mice,
+			      s->t_ns, NULL, &s->fair);
 		if (!(afcd_algo_row(s->c.algo).traits & AFCD_T_GTARGET))
 			s->fair.gt_ns = 0; /* the refresh step's value, unused */
 	}

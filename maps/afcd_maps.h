@@ -231,14 +231,20 @@ enum afcd_cfg_flags {
 	 * (bpf/afcd_qdisc.bpf.c, Linux >= 6.16 with CONFIG_NET_SCH_BPF),
 	 * which queues the packets in a FIFO and runs the drop law at
 	 * dequeue on their true sojourn; the EDT classifier, if attached,
-	 * passes them untouched (counted as AFCD_G_UNCONFIGURED). rate_bps is then optional: 0 = work-conserving at the
-	 * device's own rate (the estimates use the rate measured at dequeue,
-	 * afcd_queue.link_bps), else the qdisc paces its output at rate_bps.
+	 * passes them untouched (counted as AFCD_G_UNCONFIGURED). rate_bps
+	 * is then optional: 0 = work-conserving at the device's own rate (the
+	 * estimates use the rate measured at dequeue, afcd_queue.link_bps,
+	 * afcd_rate_of()), else the qdisc paces its output at rate_bps.
 	 * Without the flag: the EDT backend (afcd.bpf.c over sch_fq). */
 	AFCD_F_QDISC        = 1u << 5,
 	/* Loader bookkeeping, ignored by the datapath: the loader installed
 	 * the root fq (`--install-fq`), so its detach removes it */
 	AFCD_F_FQ_INSTALLED = 1u << 8,
+	/* Loader bookkeeping: sample_bytes was not given and rate_bps is 0
+	 * (backend qdisc, work-conserving), so the loader sets sample_bytes
+	 * from the link rate the qdisc measures (afcd_default_sample_bytes()
+	 * at afcd_queue.link_bps) whenever it moves by more than 2x */
+	AFCD_F_SAMPLE_AUTO  = 1u << 9,
 	/* How the interface is attached, not parameters: `afcd set` keeps
 	 * them as they are */
 	AFCD_F_ATTACH_FLAGS = AFCD_F_QDISC | AFCD_F_FQ_INSTALLED,

@@ -271,3 +271,26 @@ def test_qdisc_backend_refused_where_it_cannot_run(pair, extra):
     assert r.returncode == 1 and len(lines) == 1, r.stderr
     assert ("no BPF qdiscs" if not extra else "for --backend edt") in lines[0], lines
     assert (tc_state(a, "v0"), nslib.pins()) == before
+
+
+@pytest.mark.parametrize("args,err", [
+    ([], "no BPF qdiscs"),                         # no rate: accepted for the qdisc
+    (["limit", "100k"], "limit: needs a rate"),
+    (["rate", "0"], "no BPF qdiscs"),
+])
+def test_qdisc_backend_rate_is_optional(pair, args, err):
+    """Expected result: `--backend qdisc` takes no rate (work-conserving at
+    the device's own rate): without one, or with 0, the parameters pass
+    and only the kernel is refused here; `limit` without a rate is refused
+    for what it is (bytes need a rate to become a horizon); the EDT backend
+    still requires a rate. Each is one line and changes nothing."""
+    if kernel_has_bpf_qdiscs():
+        pytest.skip("this kernel has BPF qdiscs (the VM test covers it)")
+    a, _ = pair
+    before = (tc_state(a, "v0"), nslib.pins())
+    for argv, want in ((["--backend", "qdisc"] + args, err), (["--skip-fq-check"], "rate: must")):
+        r = afcd(a, "attach", "v0", *argv, check=False)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        assert r.returncode == 1 and len(lines) == 1, r.stderr
+        assert want in lines[0], lines
+    assert (tc_state(a, "v0"), nslib.pins()) == before

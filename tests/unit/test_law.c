@@ -910,10 +910,22 @@ static void test_refresh_step(void)
 	CHECK_EQ(e.fair_rate_bps, 0);
 	/* N = 4 from the datapath when the histogram has no long flows */
 	CHECK_EQ(e.global_target_ns, 10000000ULL);
-	/* expected: an invalid config writes nothing */
+	/* expected: without a rate and before the qdisc measured one, the
+	 * refresh still beats: m_fair is the anchor (sb_size / N), nobody is
+	 * policed, the controller starts from zero */
 	c.rate_bps = 0;
+	q.link_bps = 0;
+	e.ctrl_milli = 12345;
 	afcd_refresh(&c, &q, &sc, &e, now + 40000000ULL);
-	CHECK_EQ(e.heartbeat_ns, now + 30000000ULL);
+	CHECK_EQ(e.heartbeat_ns, now + 40000000ULL);
+	CHECK_EQ(e.m_fair, 500);
+	CHECK(e.fair_rate_bps == 0 && e.ctrl_milli == 0 && e.drain_milli == 1000,
+	      "unknown rate: fair %llu ctrl %lld", (unsigned long long)e.fair_rate_bps,
+	      (long long)e.ctrl_milli);
+	/* expected: an invalid config (no sample_bytes) writes nothing */
+	c.sample_bytes = 0;
+	afcd_refresh(&c, &q, &sc, &e, now + 50000000ULL);
+	CHECK_EQ(e.heartbeat_ns, now + 40000000ULL);
 }
 
 /* Expected result: with a stale estimate, the datapath's fallback counts
@@ -930,22 +942,28 @@ static void test_fair_now_fallback(void)
 	c.sb_size = 3000;
 	c.stale_after_ns = 1000000ULL;
 
-	afcd_fair_now(&c, &e, 1002, 1000, 500000ULL, NULL, &fs);          /* fresh */
+	afcd_fair_now(&c, &e, c.rate_bps, 1002, 1000, 500000ULL, NULL, &fs);          /* fresh */
 	CHECK_EQ(fs.stale, 0);
 	CHECK_EQ(fs.m_fair, 77);
 	CHECK_EQ(fs.waterline, 66);
 	CHECK_EQ(fs.fair_rate_bps, 5);
-	afcd_fair_now(&c, &e, 1002, 1000, 5000000ULL, NULL, &fs);         /* stale */
+	afcd_fair_now(&c, &e, c.rate_bps, 1002, 1000, 5000000ULL, NULL, &fs);         /* stale */
 	CHECK_EQ(fs.stale, 1);
 	CHECK_EQ(fs.m_fair, 1000);
 	CHECK_EQ(fs.waterline, 1000);
 	CHECK_EQ(fs.mice_samples, 1000);
 	CHECK_EQ(fs.fair_rate_bps, 30000000ULL);
-	afcd_fair_now(&c, NULL, 1, 0, 5000000ULL, NULL, &fs);             /* one flow: no policer */
+	afcd_fair_now(&c, NULL, c.rate_bps, 1, 0, 5000000ULL, NULL, &fs);             /* one flow: no policer */
 	CHECK_EQ(fs.m_fair, 3000);
 	CHECK_EQ(fs.fair_rate_bps, 0);
-	afcd_fair_now(&c, NULL, 5, 9, 5000000ULL, NULL, &fs);             /* racy counts: clamped */
+	afcd_fair_now(&c, NULL, c.rate_bps, 5, 9, 5000000ULL, NULL, &fs);             /* racy counts: clamped */
 	CHECK_EQ(fs.m_fair, 3000);
+	/* expected: the rate given stands in for the config's (the qdisc's
+	 * measured one when it has none); unknown (0): no fallback policer */
+	afcd_fair_now(&c, NULL, 60000000ULL, 3, 0, 5000000ULL, NULL, &fs);
+	CHECK_EQ(fs.fair_rate_bps, 20000000ULL);
+	afcd_fair_now(&c, NULL, 0, 3, 0, 5000000ULL, NULL, &fs);
+	CHECK_EQ(fs.fair_rate_bps, 0);
 }
 
 /* FaLL's fallback global target is computed once per N and update_period
@@ -960,29 +978,29 @@ static void test_fall_fallback_cached(void)
 	c.rtt_ns = 20000000ULL;
 	c.interval_ns = 100000000ULL;
 	c.mtu_bytes = 1500;
-	CHECK_EQ(afcd_fall_fallback_gt(&c, 4, t, &gc), 10000000ULL);     /* 20 ms / 2 */
+	CHECK_EQ(afcd_fall_fallback_gt(&c, c.rate_bps, 4, t, &gc), 10000000ULL);     /* 20 ms / 2 */
 	CHECK_EQ(gc.v, 4ULL << 34 | 10000000ULL);
 	CHECK_EQ(gc.at_ns, t);
 	gc.v = 4ULL << 34 | 12345;        /* a marker: the next call must reuse it */
-	CHECK_EQ(afcd_fall_fallback_gt(&c, 4, t + 999999, &gc), 12345);
-	CHECK_EQ(afcd_fall_fallback_gt(&c, 4, t + 1000000, &gc), 10000000ULL); /* aged */
-	CHECK_EQ(afcd_fall_fallback_gt(&c, 5, t + 1000001, &gc),
+	CHECK_EQ(afcd_fall_fallback_gt(&c, c.rate_bps, 4, t + 999999, &gc), 12345);
+	CHECK_EQ(afcd_fall_fallback_gt(&c, c.rate_bps, 4, t + 1000000, &gc), 10000000ULL); /* aged */
+	CHECK_EQ(afcd_fall_fallback_gt(&c, c.rate_bps, 5, t + 1000001, &gc),
 		 afcd_fall_global_target_ns(c.rtt_ns, 5, lo, c.interval_ns));      /* N moved */
 	/* N clamped as the law clamps it: 0 and 1 are one key, as are 8192 and more */
-	afcd_fall_fallback_gt(&c, 0, t + 2000000, &gc);
+	afcd_fall_fallback_gt(&c, c.rate_bps, 0, t + 2000000, &gc);
 	CHECK_EQ(gc.v >> 34, 1);
 	gc.v = 1ULL << 34 | 777;
-	CHECK_EQ(afcd_fall_fallback_gt(&c, 1, t + 2000001, &gc), 777);
-	afcd_fall_fallback_gt(&c, 100000, t + 4000000, &gc);
+	CHECK_EQ(afcd_fall_fallback_gt(&c, c.rate_bps, 1, t + 2000001, &gc), 777);
+	afcd_fall_fallback_gt(&c, c.rate_bps, 100000, t + 4000000, &gc);
 	CHECK_EQ(gc.v >> 34, 8192);
 	/* every N: cached or not, the law's value */
 	for (n = 1; n <= 9000; n++) {
 		__u64 want = afcd_fall_global_target_ns(c.rtt_ns, n, lo, c.interval_ns);
 
-		CHECK_EQ(afcd_fall_fallback_gt(&c, n, t + 5000000, &gc), want);
-		CHECK_EQ(afcd_fall_fallback_gt(&c, n, t + 5000001, &gc), want);
+		CHECK_EQ(afcd_fall_fallback_gt(&c, c.rate_bps, n, t + 5000000, &gc), want);
+		CHECK_EQ(afcd_fall_fallback_gt(&c, c.rate_bps, n, t + 5000001, &gc), want);
 	}
-	CHECK_EQ(afcd_fall_fallback_gt(&c, 9, t, NULL),
+	CHECK_EQ(afcd_fall_fallback_gt(&c, c.rate_bps, 9, t, NULL),
 		 afcd_fall_global_target_ns(c.rtt_ns, 9, lo, c.interval_ns));
 }
 
@@ -998,7 +1016,7 @@ static __u32 decide_one(const struct afcd_config *c, const struct afcd_est *e,
 
 	memset(&in, 0, sizeof(in));
 	afcd_in_init(c, now, len, &in);
-	afcd_fair_now(c, e, q->n_active, 0, now, &q->fb_gt, &fs);
+	afcd_fair_now(c, e, c->rate_bps, q->n_active, 0, now, &q->fb_gt, &fs);
 	afcd_inputs(c, &fs, m_i, 0, &in);
 	return afcd_decide(q, f, &in, t_dep, &ce);
 }
