@@ -48,6 +48,9 @@ struct afcd_in {
 	__u8  afd_drop;       /* algo afd: the coin says drop, p = (1 - m_fair/m_i)+ */
 	__u8  stale;          /* no fresh estimate: the datapath's fallback was used */
 	__u8  mouse;          /* m_i <= 1: policed on the mice aggregate's clock */
+	__u8  police_gated;   /* police only while the sojourn is above law_target: the
+			       * fair rate rests on a measured link rate (a qdisc without
+			       * a rate), which a stalled device can put far too low */
 };
 
 /* The estimate a packet is judged against: the refresh step's while its
@@ -269,9 +272,12 @@ AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, const struct afcd_flow *f,
 		return AFCD_V_PASS;
 	if (in->stale)
 		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_STALE_FALLBACK], 1);
-	/* the fallback policer acts only while the queue is above target,
-	 * so that it never idles the link */
-	if (in->police_tx_ns && (!in->stale || e->sojourn_ns > in->law_target_ns)) {
+	/* the fallback policer, and one whose fair rate rests on a measured
+	 * link rate, act only while the queue is above target, so that they
+	 * never idle the link (a rate measured too low would otherwise hold
+	 * every flow below it, and nothing would queue to correct it) */
+	if (in->police_tx_ns && (!(in->stale || in->police_gated) ||
+				 e->sojourn_ns > in->law_target_ns)) {
 		*vt_seen = in->mouse ? AFCD_READ_ONCE(q->mice_vt_ns) : f->vt_ns;
 		switch (afcd_police(*vt_seen, in->now_ns, in->police_tx_ns, in->police_lead_ns,
 				    in->ecn_on && in->ect ? in->police_lead_ns : 0, vt_next)) {
@@ -500,13 +506,16 @@ AFCD_INLINE __u64 afcd_bytes_ns(__u64 bytes, __u64 rate_bps)
 	return afcd_mul_div_u64(bytes * 8, AFCD_NSEC_PER_SEC, rate_bps);
 }
 
-/* A packet arriving at now behind backlog_bytes of the FIFO, drained at
- * rate_bps (0 = unknown: no prediction, sojourn 0): its predicted sojourn
- * and departure, for afcd_admit() (the horizon and the policer). */
+/* A packet arriving at now behind backlog_bytes of the FIFO, paced at
+ * rate_bps: its predicted sojourn and departure, for afcd_admit() (the
+ * horizon and the policer). rate_bps 0 (the qdisc sends at the device's
+ * own, unknown rate): the sojourn the last packet dequeued saw
+ * (last_sojourn_ns) while packets are queued, else 0. */
 AFCD_INLINE void afcd_qdisc_arrival(__u64 now, __u64 backlog_bytes, __u64 rate_bps,
-				    struct afcd_edt *e)
+				    __u64 last_sojourn_ns, struct afcd_edt *e)
 {
-	__u64 d = afcd_bytes_ns(backlog_bytes, rate_bps);
+	__u64 d = rate_bps ? afcd_bytes_ns(backlog_bytes, rate_bps) :
+		  backlog_bytes ? last_sojourn_ns : 0;
 
 	e->sojourn_ns = d;
 	e->t_dep_ns = now + d;

@@ -122,6 +122,7 @@ struct afcd_qfifo {
 	__u64 t_next_ns;  /* pacing (rate_bps): when the next packet may leave */
 	__u64 t_deq_ns;   /* the last dequeue, for the link rate */
 	__u64 link_bps;   /* the link rate measured at dequeue (EWMA) */
+	__u64 sojourn_ns; /* the true sojourn of the last packet dequeued */
 	__u32 deq_len;    /* the last dequeued packet's length */
 	__u32 busy;       /* the last dequeue left packets queued */
 };
@@ -237,7 +238,8 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		f = afcd_flow_of(cfg, q, slot, k.ifindex, afcd_qdisc_parse(skb, &pkt), &pkt, &in);
 		if (f)
 			afcd_judge_inputs(cfg, q, slot, f, &in);
-		afcd_qdisc_arrival(now, sch->qstats.backlog, afcd_rate_of(cfg, q), &e);
+		in.police_gated = !cfg->rate_bps;
+		afcd_qdisc_arrival(now, sch->qstats.backlog, cfg->rate_bps, fq->sojourn_ns, &e);
 		verdict = afcd_admit(q, f, &in, &e, &vt_seen, &vt_next);
 	}
 	if (verdict == AFCD_V_PASS && sch->q.qlen >= sch->limit)
@@ -382,9 +384,13 @@ struct sk_buff *BPF_PROG(afcd_qdisc_dequeue, struct Qdisc *sch)
 		/* the link's rate, from the gap since the last dequeue while
 		 * packets were waiting (the device took that long for it) */
 		if (fq->busy && now > fq->t_deq_ns) {
-			fq->link_bps = afcd_rate_ewma(fq->link_bps, fq->deq_len, now - fq->t_deq_ns,
+			__u64 old = fq->link_bps;
+
+			fq->link_bps = afcd_rate_ewma(old, fq->deq_len, now - fq->t_deq_ns,
 						      AFCD_QDISC_RATE_TAU_NS);
-			q->link_bps = fq->link_bps;
+			/* the interface's rate is the sum of its instances'
+			 * (the leaves of mq): each adds its own change */
+			AFCD_ATOMIC_ADD(&q->link_bps, fq->link_bps - old);
 		}
 		fq->t_deq_ns = now;
 		fq->deq_len = nd.len;
@@ -396,6 +402,7 @@ struct sk_buff *BPF_PROG(afcd_qdisc_dequeue, struct Qdisc *sch)
 		if (f)
 			afcd_judge_inputs(cfg, q, slot, f, &in);
 		afcd_qdisc_departure(now, nd.enq_ns, sch->qstats.backlog, &e);
+		fq->sojourn_ns = e.sojourn_ns;
 		if (afcd_qdisc_judge(q, f, &in, &e) != AFCD_V_PASS) {
 			bpf_kfree_skb(skb);
 			sch->qstats.drops++;
@@ -462,7 +469,13 @@ SEC("struct_ops/afcd_qdisc_destroy")
 void BPF_PROG(afcd_qdisc_destroy, struct Qdisc *sch)
 {
 	struct afcd_qkey k = afcd_qkey_of(sch);
+	struct afcd_qfifo *fq = bpf_map_lookup_elem(&afcd_qfifo, &k);
+	struct afcd_queue *q = 0;
+	__u32 slot = 0;
 
+	/* its share of the interface's measured rate goes with it */
+	if (fq && fq->link_bps && afcd_qdisc_cfg(&k, &slot, &q))
+		AFCD_ATOMIC_ADD(&q->link_bps, 0 - fq->link_bps);
 	afcd_qdisc_drain(sch);
 	bpf_map_delete_elem(&afcd_qfifo, &k);
 }

@@ -88,6 +88,7 @@ struct attach {
 	bool pins_open;
 	bool configured;                /* our config is written: detach undoes it */
 	bool fq_installed, adopted;
+	int mq_leaves;                  /* backend qdisc: afcd on this many leaves of mq (0: root) */
 	struct loop_state ls;
 	struct metrics_http *prom;
 	struct prom_ctx mctx;
@@ -256,7 +257,10 @@ static int attach_load(struct attach *a)
 	a->configured = true;
 	if (a->ro.backend == BACKEND_QDISC) {
 		/* after the config: its first packet is judged */
-		if (!a->adopted && afcd_qdisc_install(a->ifindex, a->dev))
+		/* work-conserving (no rate): one FIFO per transmit queue under
+		 * mq; paced at a rate: one FIFO and one clock for the device */
+		if (!a->adopted && afcd_qdisc_install(a->ifindex, a->dev, !a->fp.c.rate_bps,
+						      &a->mq_leaves))
 			return 1;
 	} else if (!a->adopted) {
 		prog_fd = bpf_program__fd(a->skel->progs.afcd_egress);
@@ -320,7 +324,10 @@ static int attach_run(struct attach *a)
 			pr_info("cannot arm the refresh timer (%s): refreshing from user space",
 				strerror(-err));
 	}
-	if (a->ro.backend == BACKEND_QDISC)
+	if (a->ro.backend == BACKEND_QDISC && a->mq_leaves)
+		snprintf(where, sizeof(where), "the qdisc afcd on %s's %d queues (under mq) at "
+			 "the link's own rate", a->dev, a->mq_leaves);
+	else if (a->ro.backend == BACKEND_QDISC)
 		snprintf(where, sizeof(where), "the qdisc afcd as %s's root qdisc%s", a->dev,
 			 a->fp.c.rate_bps ? "" : " at the link's own rate");
 	else

@@ -403,21 +403,6 @@ static int qdisc_dump(struct fq_scan *s)
 	return nl_talk(tc_request(buf, RTM_GETQDISC, NLM_F_DUMP, s->ifindex, 0), qdisc_cb, s);
 }
 
-/* The root qdisc's kind ("" when there is none or the dump fails). */
-static void root_qdisc_kind(__u32 ifindex, char *kind, size_t n)
-{
-	static struct fq_scan s;
-
-	memset(&s, 0, sizeof(s));
-	s.ifindex = ifindex;
-	kind[0] = 0;
-	if (qdisc_dump(&s))
-		return;
-	for (int i = 0; i < s.n; i++)
-		if (s.q[i].parent == TC_H_ROOT)
-			snprintf(kind, n, "%s", s.q[i].kind);
-}
-
 static bool has_clsact(__u32 ifindex)
 {
 	static struct fq_scan s;
@@ -530,24 +515,114 @@ int fq_remove(__u32 ifindex)
 
 /* ---- The qdisc backend's root qdisc ------------------------------------------ */
 
-bool afcd_qdisc_is_root(__u32 ifindex)
+/* The root of s (NULL: none) and, when it is mq, how many leaves it has
+ * and how many of them are kind. */
+static const struct qd *root_leaves(const struct fq_scan *s, const char *kind, int *leaves,
+				    int *of_kind)
 {
-	char kind[16];
+	const struct qd *root = NULL;
+	int i;
 
-	root_qdisc_kind(ifindex, kind, sizeof(kind));
-	return !strcmp(kind, AFCD_QDISC_KIND);
+	*leaves = *of_kind = 0;
+	for (i = 0; i < s->n; i++)
+		if (s->q[i].parent == TC_H_ROOT)
+			root = &s->q[i];
+	if (!root || strcmp(root->kind, "mq"))
+		return root;
+	for (i = 0; i < s->n; i++) {
+		if (&s->q[i] == root || TC_H_MAJ(s->q[i].parent) != TC_H_MAJ(root->handle))
+			continue;
+		(*leaves)++;
+		*of_kind += !strcmp(s->q[i].kind, kind);
+	}
+	return root;
 }
 
-int afcd_qdisc_install(__u32 ifindex, const char *dev)
+bool afcd_qdisc_is_root(__u32 ifindex)
+{
+	static struct fq_scan s;
+	const struct qd *root;
+	int leaves, ours;
+
+	memset(&s, 0, sizeof(s));
+	s.ifindex = ifindex;
+	if (qdisc_dump(&s))
+		return false;
+	root = root_leaves(&s, AFCD_QDISC_KIND, &leaves, &ours);
+	if (!root)
+		return false;
+	return !strcmp(root->kind, AFCD_QDISC_KIND) ||
+	       (!strcmp(root->kind, "mq") && leaves && ours == leaves);
+}
+
+/* A qdisc of kind at parent of ifindex, replacing the one there. */
+static int qdisc_put(__u32 ifindex, __u32 parent, const char *kind)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = tc_request(buf, RTM_NEWQDISC,
-					  NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE, ifindex,
-					  TC_H_ROOT);
-	int err;
+					  NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE, ifindex, parent);
 
-	mnl_attr_put_strz(nlh, TCA_KIND, AFCD_QDISC_KIND);
-	err = nl_talk(nlh, NULL, NULL);
+	mnl_attr_put_strz(nlh, TCA_KIND, kind);
+	return nl_talk(nlh, NULL, NULL);
+}
+
+/* mq at the root and afcd on each of its leaves. 0, -EOPNOTSUPP (a device
+ * with one queue: mq refuses it) or -errno. */
+static int afcd_qdisc_install_mq(__u32 ifindex)
+{
+	static struct fq_scan s;
+	const struct qd *root;
+	int err, i, leaves, ours;
+
+	err = qdisc_put(ifindex, TC_H_ROOT, "mq");
+	if (err)
+		return err;
+	memset(&s, 0, sizeof(s));
+	s.ifindex = ifindex;
+	err = qdisc_dump(&s);
+	root = err ? NULL : root_leaves(&s, AFCD_QDISC_KIND, &leaves, &ours);
+	if (!root || strcmp(root->kind, "mq") || !leaves)
+		return err ? err : -ENOENT;
+	for (i = 0; i < s.n; i++) {
+		if (&s.q[i] == root || TC_H_MAJ(s.q[i].parent) != TC_H_MAJ(root->handle))
+			continue;
+		err = qdisc_put(ifindex, s.q[i].parent, AFCD_QDISC_KIND);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int afcd_qdisc_install(__u32 ifindex, const char *dev, bool mq, int *leaves)
+{
+	int err = -EOPNOTSUPP;
+
+	*leaves = 0;
+	if (mq) {
+		err = afcd_qdisc_install_mq(ifindex);
+		if (!err) {
+			static struct fq_scan s;
+			int ours;
+
+			memset(&s, 0, sizeof(s));
+			s.ifindex = ifindex;
+			if (!qdisc_dump(&s))
+				root_leaves(&s, AFCD_QDISC_KIND, leaves, &ours);
+			return 0;
+		}
+		if (err != -EOPNOTSUPP) {
+			char buf[MNL_SOCKET_BUFFER_SIZE];
+
+			pr_warn("cannot put %s on every queue of %s (under mq): %s (tc qdisc "
+				"replace dev %s parent MQ:N %s)", AFCD_QDISC_KIND, dev,
+				strerror(-err), dev, AFCD_QDISC_KIND);
+			/* the mq just put there, half done: the default comes back */
+			nl_talk(tc_request(buf, RTM_DELQDISC, NLM_F_ACK, ifindex, TC_H_ROOT),
+				NULL, NULL);
+			return err;
+		}
+	}
+	err = qdisc_put(ifindex, TC_H_ROOT, AFCD_QDISC_KIND);
 	if (err == -ENOENT)
 		pr_warn("the qdisc %s is not registered (its struct_ops link was removed?)",
 			AFCD_QDISC_KIND);

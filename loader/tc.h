@@ -93,15 +93,19 @@ int fq_remove(__u32 ifindex);
  * the kind of its root qdisc. */
 #define AFCD_QDISC_KIND "afcd"
 
-/* Is ifindex's root qdisc the BPF qdisc afcd? false on any error. */
+/* Is the BPF qdisc afcd ifindex's qdisc: its root, or every leaf of an mq
+ * root? false on any error. */
 bool afcd_qdisc_is_root(__u32 ifindex);
 
-/* Make afcd ifindex's root qdisc (replacing the one there; its packets
- * are dropped, as `tc qdisc replace` does). 0 or -errno (printed). */
-int afcd_qdisc_install(__u32 ifindex, const char *dev);
+/* Make afcd ifindex's qdisc, replacing the one there (its packets are
+ * dropped, as `tc qdisc replace` does): with mq, mq at the root and afcd
+ * on each of its leaves, one FIFO per transmit queue (*leaves: how many),
+ * unless the device has one queue (mq refuses it); else afcd at the root,
+ * one FIFO for all queues (*leaves 0). 0 or -errno (printed). */
+int afcd_qdisc_install(__u32 ifindex, const char *dev, bool mq, int *leaves);
 
-/* Delete ifindex's root qdisc when it is afcd (the kernel's default
- * qdisc takes its place). 0 (also when it is not afcd) or -errno. */
+/* Delete ifindex's root qdisc when afcd is its qdisc (the kernel's
+ * default takes its place). 0 (also when it is not afcd) or -errno. */
 int afcd_qdisc_remove(__u32 ifindex);
 
 #endif /* AFCD_TC_H */

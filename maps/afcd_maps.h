@@ -652,8 +652,9 @@ struct afcd_queue {
 	__u32 pad;
 	__u64 link_bps;          /* backend qdisc: the rate the device drains the queue at,
 				  * bits/s: EWMA of the dequeue gaps while backlogged (0 =
-				  * not measured yet); what the estimates use when rate_bps
-				  * is 0 (afcd_rate_of()) */
+				  * not measured yet), summed over the interface's instances
+				  * (the leaves of mq: each adds its change, atomically);
+				  * what the estimates use when rate_bps is 0 (afcd_rate_of()) */
 	__u64 flow_id_key[2];    /* the 128-bit SipHash key of afcd_flow_id() for this slot,
 				  * from getrandom(2), written by the configuring tool with
 				  * the slot and kept for its life (a new key orphans every

@@ -1131,6 +1131,15 @@ static void test_decide_stages(void)
 	f.vt_ns = now + 1000001;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
 	in.ecn_on = 0;
+	/* expected: a policer on a measured link rate acts only above target */
+	in.police_gated = 1;
+	in.law_target_ns = 5000000;
+	e.sojourn_ns = 4000000;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_PASS);
+	e.sojourn_ns = 6000000;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	in.police_gated = 0;
+	e.sojourn_ns = 1000;
 	in.stale = 1;                      /* the fallback policer waits for target */
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_PASS);
 	CHECK_EQ(q.stats[AFCD_S_STALE_FALLBACK], 1);
@@ -1254,13 +1263,16 @@ static void test_qdisc_helpers(void)
 	CHECK_EQ(afcd_rate_of(&c, &q), 40000000ULL);
 	c.rate_bps = 20000000ULL;
 	CHECK_EQ(afcd_rate_of(&c, &q), 20000000ULL);
-	/* expected: an arrival behind 30 kB at 20 Mbit/s will wait 12 ms; at
-	 * an unknown rate nothing is predicted */
-	afcd_qdisc_arrival(1000, 30000, 20000000ULL, &e);
+	/* expected: an arrival behind 30 kB paced at 20 Mbit/s will wait 12 ms;
+	 * at the device's own rate it is taken to wait what the last packet
+	 * dequeued waited, while anything is queued */
+	afcd_qdisc_arrival(1000, 30000, 20000000ULL, 777, &e);
 	CHECK(e.sojourn_ns == 12000000 && e.t_dep_ns == 12001000 && e.backlog == 30000,
 	      "arrival %llu", (unsigned long long)e.sojourn_ns);
-	afcd_qdisc_arrival(1000, 30000, 0, &e);
-	CHECK(e.sojourn_ns == 0 && e.t_dep_ns == 1000, "arrival at an unknown rate");
+	afcd_qdisc_arrival(1000, 30000, 0, 3000000, &e);
+	CHECK(e.sojourn_ns == 3000000 && e.t_dep_ns == 3001000, "arrival at the device's rate");
+	afcd_qdisc_arrival(1000, 0, 0, 3000000, &e);
+	CHECK(e.sojourn_ns == 0 && e.t_dep_ns == 1000, "arrival to an empty FIFO");
 	/* expected: the true sojourn at dequeue; never negative */
 	afcd_qdisc_departure(5000000, 1000000, 4500, &e);
 	CHECK(e.sojourn_ns == 4000000 && e.t_dep_ns == 5000000 && e.backlog == 4500, "departure");

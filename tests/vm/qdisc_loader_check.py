@@ -11,7 +11,9 @@ at dequeue on CoDel's schedule; a loader killed with SIGKILL leaves the qdisc ru
 and the next one adopts it; once registered `tc qdisc replace ... root
 afcd` works on any interface (a plain FIFO without a config, also on one
 of another namespace with the configured interface's ifindex); detach
-removes the qdisc and, with no interface left, the registration.
+removes the qdisc and, with no interface left, the registration; without
+a rate on a device with two queues, the loader puts mq at the root and
+afcd on each queue.
 
 Writes OUT/qdisc_loader.json.  qdisc_loader_check.py OUT_DIR
 """
@@ -217,6 +219,24 @@ def main():
                            "ops_pinned": os.path.exists(OPS_PIN),
                            "struct_ops": struct_ops_names(),
                            "pins": nslib.pins()}
+
+        # without a rate, on a device with two transmit queues: mq at the
+        # root and afcd on each queue, at the device's own rate
+        q2 = ["numtxqueues", "2", "numrxqueues", "2"]
+        nslib.sh(["ip", "link", "add", "s1"] + q2 + ["netns", s, "type", "veth", "peer",
+                                                     "name", "d1"] + q2 + ["netns", d])
+        for ns, dev, addr in ((s, "s1", "198.18.3.1/24"), (d, "d1", "198.18.3.2/24")):
+            in_ns(ns, ["ip", "addr", "add", addr, "dev", dev])
+            in_ns(ns, ["ip", "link", "set", dev, "up"])
+        p = nslib.start_loader(s, "s1", "--backend", "qdisc", log=log + ".mq")
+        tree = json.loads(in_ns(s, ["tc", "-j", "qdisc", "show", "dev", "s1"]).stdout)
+        st = nslib.afcd_stats(s, "s1", flows=False, dt=0)
+        res["mq"] = {"tree": sorted((q.get("kind"), q.get("parent") or "root") for q in tree),
+                     "rate_bps": st["config"]["rate_bps"], "hook": st["hook"],
+                     "pings": len(ping_ms(s, "198.18.3.2", 5, 0.2))}
+        res["mq"]["passed"] = nslib.afcd_stats(s, "s1", flows=False, dt=0)["queue"]["passed"]
+        res["mq"]["rc"] = nslib.stop(p)
+        res["mq"]["after"] = root_qdisc(s, "s1").get("kind")
     finally:
         nss.close()
     with open(os.path.join(out, "qdisc_loader.json"), "w") as fh:

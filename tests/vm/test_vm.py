@@ -241,7 +241,9 @@ def test_loader_qdisc_backend(tmp_path):
     CoDel's schedule (count n after interval * sum 1/sqrt(k)); after SIGKILL
     the qdisc stays and the next loader adopts it; `tc qdisc replace ...
     root afcd` works on another interface while registered, a plain FIFO
-    there even with s0's ifindex in another namespace; the loader's
+    there even with s0's ifindex in another namespace; without a rate on
+    a device with two transmit queues the loader puts mq at the root and
+    afcd on both queues, and its exit removes them; the loader's
     exit removes the qdisc, the link's pin, the pins and the registration."""
     r = vm_script("qdisc_loader_check.py", "qdisc_loader.json", str(tmp_path),
                   kernel=QDISC_KERNEL)
@@ -289,3 +291,9 @@ def test_loader_qdisc_backend(tmp_path):
     dt = r["detached"]
     assert dt["rc"] == 0 and dt["kind"] != "afcd", dt
     assert not dt["ops_pinned"] and "afcd" not in dt["struct_ops"] and not dt["pins"], dt
+    # no rate, two transmit queues: mq with afcd on both, at the link's rate
+    mq = r["mq"]
+    assert mq["tree"] == [["afcd", mq["tree"][0][1]], ["afcd", mq["tree"][1][1]],
+                          ["mq", "root"]], mq
+    assert mq["rate_bps"] == 0 and mq["hook"] == "qdisc" and mq["pings"] == 5, mq
+    assert mq["passed"] >= 5 and mq["rc"] == 0 and mq["after"] != "mq", mq
