@@ -377,11 +377,12 @@ AFCD_INLINE void afcd_police_commit(struct afcd_queue *q, struct afcd_flow *f,
 }
 
 /* What marked a packet, for afcd_account(): a mark by ce_threshold (on a
- * passed packet), and whether a MARK verdict is the policer's rather than
- * the drop law's. */
+ * passed packet), and whether a MARK verdict is the policer's or the
+ * high-water mark's rather than the drop law's. */
 enum afcd_mark_by {
 	AFCD_MARK_CE_THRESHOLD = 1u << 0,
 	AFCD_MARK_POLICE       = 1u << 1,
+	AFCD_MARK_HIGH         = 1u << 2,   /* the high-water mark (afcd_decide()) */
 };
 
 /* Stage 4, the counters of the queue and of the flow f (NULL: none) for
@@ -400,6 +401,7 @@ AFCD_INLINE void afcd_account(struct afcd_queue *q, struct afcd_flow *f,
 		AFCD_ATOMIC_ADD(&q->sojourn_sum_ns, e->sojourn_ns);
 		if (verdict == AFCD_V_MARK)
 			AFCD_ATOMIC_ADD(&q->stats[(marks & AFCD_MARK_POLICE) ? AFCD_S_POLICE_MARK :
+						  (marks & AFCD_MARK_HIGH) ? AFCD_S_HIGH_MARK :
 						  AFCD_S_ECN_MARK], 1);
 		if (marks & AFCD_MARK_CE_THRESHOLD)
 			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_CE_THRESHOLD_MARK], 1);
@@ -443,7 +445,7 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 	struct afcd_edt e;
 	__u64 vt_next = 0, vt_seen = 0, t_seen;
 	__u32 verdict, maxpacket;
-	__u8 pmark;
+	__u8 pmark, hmark = 0;
 
 	if (!q || !in || !t_dep_ns || !ce_thr_mark)
 		return AFCD_V_PASS;
@@ -464,6 +466,15 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 		if (afcd_law(q, f, in, &e, afcd_tx_ns(maxpacket, in->rate_bps)))
 			verdict = (in->ecn_on && in->ect) ? AFCD_V_MARK : AFCD_V_DROP_AQM;
 	}
+	/* the buffer's high-water mark (ecn on): an ECN-capable packet that
+	 * would wait more than half the horizon is marked whatever the law
+	 * says (a flow below its share has no law), so that its sender slows
+	 * before the horizon drops it (RFC 7567 sec. 4.2: mark rather than
+	 * drop while that can still help) */
+	if (verdict == AFCD_V_PASS && in->ecn_on && in->ect && e.sojourn_ns > in->horizon_ns / 2) {
+		verdict = AFCD_V_MARK;
+		hmark = 1;
+	}
 	if (verdict == AFCD_V_PASS && in->ce_threshold_ns && in->ect &&
 	    e.sojourn_ns > in->ce_threshold_ns)
 		*ce_thr_mark = 1;
@@ -479,7 +490,8 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 			f->t_last_ns = e.t_dep_ns;
 	}
 	afcd_account(q, f, in, &e, verdict,
-		     (*ce_thr_mark ? AFCD_MARK_CE_THRESHOLD : 0) | (pmark ? AFCD_MARK_POLICE : 0));
+		     (*ce_thr_mark ? AFCD_MARK_CE_THRESHOLD : 0) | (pmark ? AFCD_MARK_POLICE : 0) |
+		     (hmark ? AFCD_MARK_HIGH : 0));
 	return verdict;
 }
 

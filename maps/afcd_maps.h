@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 10u
+#define AFCD_ABI_VERSION 11u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -276,10 +276,13 @@ enum afcd_cfg_flags {
 	FN(ECN_MARK, "ecn_mark", "ecn_marks_total", "reason=\"aqm\"",                    \
 	   "Packets CE-marked, by reason: aqm is the drop law marking instead of "       \
 	   "dropping, police the fair-rate policer marking an ECN-capable packet "       \
-	   "within one lead past its drop point, ce_threshold a sojourn above "          \
-	   "ce_threshold.")                                                              \
+	   "within one lead past its drop point, high_water a sojourn above half the "   \
+	   "horizon, ce_threshold a sojourn above ce_threshold.")                        \
 	FN(POLICE_MARK, "police_mark", "ecn_marks_total", "reason=\"police\"",           \
 	   "ECN-capable packets CE-marked by the fair-rate policer instead of dropped.") \
+	FN(HIGH_MARK, "high_mark", "ecn_marks_total", "reason=\"high_water\"",           \
+	   "ECN-capable packets CE-marked because they would wait more than half the "   \
+	   "horizon (ecn on), whatever the drop law says: the buffer nears its end.")   \
 	FN(CE_THRESHOLD_MARK, "ce_threshold_mark", "ecn_marks_total",                    \
 	   "reason=\"ce_threshold\"", "Packets CE-marked by ce_threshold.")              \
 	FN(NON_IP, "non_ip", "unclassified_packets_total", "kind=\"non_ip\"",            \

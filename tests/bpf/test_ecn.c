@@ -108,9 +108,56 @@ static void test_ecn_aqm_mark_instead_of_drop(void)
 	unload();
 }
 
+/* With ecn on, an ECN-capable packet that would wait more than half the
+ * horizon is marked (high_mark) even where no law applies (drop-tail);
+ * Not-ECT packets are not, and beyond the horizon both are dropped. */
+static void test_ecn_high_water_mark(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_DROPTAIL);
+	struct pkt_spec e = pkt_tcp4(1000, 1514), n = pkt_tcp4(1001, 1514);
+	int i, marked = 0, unmarked_high = 0, not_marked_ect = 0, drops = 0;
+	struct out o;
+
+	SETUP();
+	c.horizon_ns = 1 * MS;             /* a burst at one instant: 121 us per frame */
+	c.flags = AFCD_F_ECN;
+	set_cfg(1, &c);
+	set_now(1000 * MS);
+	e.ecn = 2;
+	for (i = 0; i < 12; i++) {
+		int ect = i & 1;
+
+		run(ect ? &e : &n, &o);
+		if (o.verdict == TC_ACT_SHOT)
+			drops++;
+		else if (ect && (o.data[15] & 3) == 3)
+			marked++;
+		else if (ect)
+			not_marked_ect++;
+		else if ((o.data[15] & 3) != 0)
+			unmarked_high++;    /* a Not-ECT frame touched: never */
+	}
+	/* expected: frames 0-3 wait up to 484 us (<= 500: untouched), 4-7 up
+	 * to 968 us (the ECT ones marked), 8 on past the horizon (dropped) */
+	CHECK_EQ(not_marked_ect, 2);
+	CHECK_EQ(marked, 2);
+	CHECK_EQ(unmarked_high, 0);
+	CHECK_EQ(drops, 4);
+	CHECK_EQ(get_queue(1).stats[AFCD_S_HIGH_MARK], 2);
+	CHECK_EQ(get_queue(1).stats[AFCD_S_ECN_MARK], 0);
+	c.flags = 0;                       /* ecn off: no marks */
+	set_cfg(1, &c);
+	set_now(2000 * MS);
+	for (i = 0; i < 8; i++)
+		run(&e, &o);
+	CHECK_EQ(get_queue(1).stats[AFCD_S_HIGH_MARK], 2);
+	unload();
+}
+
 const struct test_case ecn_tests[] = {
 	TC(test_ecn_ce_threshold_ipv4),
 	TC(test_ecn_ce_ipv6),
 	TC(test_ecn_aqm_mark_instead_of_drop),
+	TC(test_ecn_high_water_mark),
 	{ NULL },
 };
