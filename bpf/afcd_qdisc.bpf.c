@@ -14,16 +14,19 @@
  *            FIFO), parse a copy of the headers (a dynptr
  *            read), the flow or aggregate, its sample in the shadow
  *            buffer, then afcd_admit(): the horizon on the sojourn the
- *            packet will see (the bytes ahead of it at the link's rate)
- *            and the fair-rate policer; the packet limit; the flow's
- *            CoDel state reset when it had nothing queued;
+ *            packet will see (the bytes ahead of it at rate_bps; without
+ *            one, what the last packet dequeued waited) and the fair-rate
+ *            policer (without rate_bps only while that sojourn is above
+ *            target); the packet limit; the flow's CoDel state reset
+ *            when it had nothing queued;
  *   dequeue  (paced at rate_bps when it is set, with the qdisc watchdog)
  *            the head packet's true sojourn (now - its enqueue time), the
  *            drop law of the algo against the current estimate and its
  *            flow's m_i (afcd_law(): per-flow target_i, FaLL's gate 1),
  *            head drops (at most AFCD_QDISC_DROPS per dequeue), the
  *            counters; without rate_bps, the link's rate measured from
- *            the dequeue gaps while backlogged (afcd_queue.link_bps).
+ *            the dequeue gaps while backlogged (afcd_queue.link_bps, the
+ *            sum over the interface's instances: the leaves of mq).
  * A BPF qdisc cannot write the packet (only skb->tstamp and the cb's
  * data), so it never CE-marks: ECN-capable packets are dropped like the
  * others (docs/ALGORITHM.md, the two backends).
