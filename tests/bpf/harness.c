@@ -384,7 +384,7 @@ struct afcd_est get_est(__u32 ifindex)
 int main(int argc, char **argv)
 {
 	const struct test_case *const suites[] = { edt_tests, afcd_tests, fall_tests, ecn_tests,
-						    state_tests, ctl_tests, fair_tests, fuzz_tests };
+						    state_tests, ctl_tests, fair_tests, loop_tests, fuzz_tests };
 	const struct test_case *t;
 	size_t i;
 

@@ -108,6 +108,6 @@ struct afcd_est get_est(__u32 ifindex);
 struct test_case { const char *name; void (*fn)(void); };
 #define TC(fn) { #fn, fn }
 extern const struct test_case edt_tests[], afcd_tests[], fall_tests[], ecn_tests[],
-	state_tests[], ctl_tests[], fair_tests[], fuzz_tests[];
+	state_tests[], ctl_tests[], fair_tests[], loop_tests[], fuzz_tests[];
 
 #endif /* AFCD_TEST_HARNESS_H */
