@@ -37,6 +37,8 @@ struct afcd_in {
 	__u64 ce_threshold_ns;
 	__u64 police_tx_ns;   /* len at the fair rate; 0 = the policer is off */
 	__u64 police_lead_ns; /* how far a flow may run ahead of its fair-rate clock */
+	__u64 police_gate_ns; /* the policer holds a flow only while the packet's sojourn
+			       * is above this (afcd_police_gate_ns()) */
 	__u32 len;            /* wire length, bytes */
 	__u32 traits;         /* enum afcd_trait of the algo */
 	__u8  law;            /* enum afcd_law of the algo */
@@ -48,9 +50,6 @@ struct afcd_in {
 	__u8  afd_drop;       /* algo afd: the coin says drop, p = (1 - m_fair/m_i)+ */
 	__u8  stale;          /* no fresh estimate: the datapath's fallback was used */
 	__u8  mouse;          /* m_i <= 1: policed on the mice aggregate's clock */
-	__u8  police_gated;   /* police only while the sojourn is above law_target: the
-			       * fair rate rests on a measured link rate (a qdisc without
-			       * a rate), which a stalled device can put far too low */
 };
 
 /* The estimate a packet is judged against: the refresh step's while its
@@ -176,6 +175,7 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 		 * horizon, where compliant flows would be dropped too */
 		in->police_lead_ns = c->interval_ns < c->horizon_ns / 4 ? c->interval_ns :
 				     c->horizon_ns / 4;
+		in->police_gate_ns = afcd_police_gate_ns(c->target_ns, in->law_target_ns);
 		in->mouse = m_i <= 1;
 	}
 }
@@ -257,11 +257,11 @@ AFCD_INLINE int afcd_codel_run(struct afcd_codel_vars *cv, __u64 *first_above_ns
  * flood of non-IP or unparsable frames must not push the clock past it,
  * where every IP packet after them would be dropped), then the fairness
  * module's enforcement, which holds a flow far beyond its fair rate there
- * whatever the drop law says. Returns PASS, MARK (the policer's: an
- * ECN-capable packet under ecn on, within one more lead, afcd_police()),
- * DROP_OVERLIMIT or DROP_POLICE;
- * *vt_seen and *vt_next: the policer's clock as read and as it advances
- * when the packet is admitted (*vt_next 0: no policer). */
+ * whatever the drop law says, while the queue is above the policer's
+ * gate (afcd_police_gate_ns()). Returns PASS, MARK (the policer's: an
+ * ECN-capable packet under ecn on, within one more lead, afcd_police()), DROP_OVERLIMIT or DROP_POLICE; *vt_seen and *vt_next:
+ * the policer's clock as read and as it advances when the packet is
+ * admitted (*vt_next 0: it does not move). */
 AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, const struct afcd_flow *f,
 			     const struct afcd_in *in, const struct afcd_edt *e,
 			     __u64 *vt_seen, __u64 *vt_next)
@@ -272,21 +272,26 @@ AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, const struct afcd_flow *f,
 		return AFCD_V_PASS;
 	if (in->stale)
 		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_STALE_FALLBACK], 1);
-	/* the fallback policer, and one whose fair rate rests on a measured
-	 * link rate, act only while the queue is above target, so that they
-	 * never idle the link (a rate measured too low would otherwise hold
-	 * every flow below it, and nothing would queue to correct it) */
-	if (in->police_tx_ns && (!(in->stale || in->police_gated) ||
-				 e->sojourn_ns > in->law_target_ns)) {
-		*vt_seen = in->mouse ? AFCD_READ_ONCE(q->mice_vt_ns) : f->vt_ns;
-		switch (afcd_police(*vt_seen, in->now_ns, in->police_tx_ns, in->police_lead_ns,
-				    in->ecn_on && in->ect ? in->police_lead_ns : 0, vt_next)) {
-		case AFCD_POLICE_DROP:
-			return AFCD_V_DROP_POLICE;
-		case AFCD_POLICE_MARK:
+	if (!in->police_tx_ns)
+		return AFCD_V_PASS;
+	*vt_seen = in->mouse ? AFCD_READ_ONCE(q->mice_vt_ns) : f->vt_ns;
+	switch (afcd_police(*vt_seen, in->now_ns, in->police_tx_ns, in->police_lead_ns,
+			    in->ecn_on && in->ect ? in->police_lead_ns : 0, vt_next)) {
+	case AFCD_POLICE_PASS:
+		return AFCD_V_PASS;
+	case AFCD_POLICE_MARK:
+		if (e->sojourn_ns > in->police_gate_ns)
 			return AFCD_V_MARK;
-		}
+		break;
+	default:
+		if (e->sojourn_ns > in->police_gate_ns)
+			return AFCD_V_DROP_POLICE;
 	}
+	/* the link is not congested (the queue below the gate): the flow
+	 * beyond its lead passes, so that the link never idles while it has
+	 * packets, and its clock stays where it is, at its lead: the moment
+	 * the queue builds, the flow is held to the fair rate again */
+	*vt_next = 0;
 	return AFCD_V_PASS;
 }
 

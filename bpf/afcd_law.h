@@ -571,6 +571,24 @@ AFCD_INLINE __u32 afcd_drain_milli(__u64 q_ns, __u64 target_ns, __u64 horizon_ns
 	return cut >= 1000 - AFCD_DRAIN_MIN_MILLI ? AFCD_DRAIN_MIN_MILLI : (__u32)(1000 - cut);
 }
 
+/* The policer's gate: it holds a flow to the fair rate only while a
+ * packet's sojourn is above a quarter of the smaller of target and the
+ * law's target (FaLL's global target), the queue building; below it every
+ * flow passes, so that the link never idles while a policed flow has
+ * packets to send (work conservation, as a scheduler with a queue per
+ * flow gives a flood the room a responsive flow leaves), and the queue
+ * that a flood can hold is about that quarter. A fair rate that rests on
+ * an estimate too low (a stale estimate, the qdisc's measured link rate
+ * while its device stalls) cannot idle the link either: nothing queues,
+ * nobody is held. ns. Source: docs/ALGORITHM.md sec. 3a. */
+#define AFCD_POLICE_GATE_DIV 4
+AFCD_INLINE __u64 afcd_police_gate_ns(__u64 target_ns, __u64 law_target_ns)
+{
+	__u64 t = law_target_ns && law_target_ns < target_ns ? law_target_ns : target_ns;
+
+	return t / AFCD_POLICE_GATE_DIV;
+}
+
 /* The policer's verdicts (afcd_police()). */
 enum afcd_police_verdict {
 	AFCD_POLICE_PASS = 0,

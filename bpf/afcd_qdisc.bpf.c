@@ -16,8 +16,8 @@
  *            buffer, then afcd_admit(): the horizon on the sojourn the
  *            packet will see (the bytes ahead of it at rate_bps; without
  *            one, what the last packet dequeued waited) and the fair-rate
- *            policer (without rate_bps only while that sojourn is above
- *            target); the packet limit; the flow's CoDel state reset
+ *            policer (only while that sojourn is above its gate,
+ *            afcd_police_gate_ns()); the packet limit; the flow's CoDel state reset
  *            when it had nothing queued;
  *   dequeue  (paced at rate_bps when it is set, with the qdisc watchdog)
  *            the head packet's true sojourn (now - its enqueue time), the
@@ -241,7 +241,6 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		f = afcd_flow_of(cfg, q, slot, k.ifindex, afcd_qdisc_parse(skb, &pkt), &pkt, &in);
 		if (f)
 			afcd_judge_inputs(cfg, q, slot, f, &in);
-		in.police_gated = !cfg->rate_bps;
 		afcd_qdisc_arrival(now, sch->qstats.backlog, cfg->rate_bps, fq->sojourn_ns, &e);
 		verdict = afcd_admit(q, f, &in, &e, &vt_seen, &vt_next);
 	}

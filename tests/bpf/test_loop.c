@@ -65,7 +65,58 @@ static void test_loop_explore(void)
 	loop_print(spec, f, n, &r);
 }
 
+static double share(const struct loop_flow *f, double fair_bps)
+{
+	return f->goodput_bps / fair_bps;
+}
+
+/* Expected result: against a UDP flood at 1.0x and 3x the rate, AFCD and
+ * FaLL keep the link busy (utilization at least 0.97, the virtual queue
+ * idle at most 2 % of the time: the policer holds the flood to its fair
+ * rate only while the queue builds, and lets it fill what CUBIC leaves),
+ * give CUBIC at least 90 % of its fair share, Jain at least 0.98, and a
+ * median queueing delay within 1.5x target; drop-tail in the same test
+ * leaves CUBIC under 30 % of its share. */
+static void test_loop_udp(void)
+{
+	static const double udp_x[] = { 1.0, 3.0 };
+	static const __u32 algos[] = { AFCD_ALGO_AFCD, AFCD_ALGO_FALL, AFCD_ALGO_DROPTAIL };
+	unsigned a, u;
+
+	for (u = 0; u < 2; u++) {
+		for (a = 0; a < 3; a++) {
+			struct loop_cfg c = demo_cfg(algos[a], 0.020);
+			struct loop_flow f[2] = {
+				{ .kind = LOOP_CUBIC },
+				{ .kind = LOOP_UDP, .rate_bps = udp_x[u] * c.rate_bps },
+			};
+			struct loop_res r;
+			char what[64];
+
+			if (loop_run(&c, f, 2, &r)) {
+				CHECK(0, "loop_run");
+				return;
+			}
+			snprintf(what, sizeof(what), "%s, udp %.1fx", afcd_algo_name(algos[a]),
+				 udp_x[u]);
+			loop_print(what, f, 2, &r);
+			if (algos[a] == AFCD_ALGO_DROPTAIL) {
+				CHECK(share(&f[0], c.rate_bps / 2) < 0.3, "droptail cubic %.2f",
+				      share(&f[0], c.rate_bps / 2));
+				continue;
+			}
+			CHECK(r.util >= 0.97, "%s: util %.3f", what, r.util);
+			CHECK(r.idle_frac <= 0.02, "%s: idle %.3f", what, r.idle_frac);
+			CHECK(share(&f[0], c.rate_bps / 2) >= 0.9, "%s: cubic %.2f of its share",
+			      what, share(&f[0], c.rate_bps / 2));
+			CHECK(r.jain >= 0.98, "%s: jain %.3f", what, r.jain);
+			CHECK(r.q_p50_s <= 1.5 * c.target_s, "%s: p50 %.4f", what, r.q_p50_s);
+		}
+	}
+}
+
 const struct test_case loop_tests[] = {
+	TC(test_loop_udp),
 	TC(test_loop_explore),
 	{ NULL },
 };

@@ -1029,32 +1029,56 @@ static void test_decide_policer(void)
 	struct afcd_est e = { .heartbeat_ns = 1, .m_fair = 500, .waterline = 500,
 			      .mice_samples = 3, .fair_rate_bps = 50000000ULL };
 	struct afcd_queue q = { .n_active = 2 };
-	struct afcd_flow heavy = {0}, light = {0};
-	__u64 now = 1000000ULL, t, passed_heavy = 0, passed_light = 0;
+	struct afcd_flow heavy = {0}, heavy2 = {0}, light = {0};
+	__u64 now = 1000000ULL, t, passed_heavy = 0, passed_heavy2 = 0, passed_light = 0;
 	__u32 v;
 	int i;
 
-	/* expected: a flow above the water level offered at 200 Mbit/s (a 1500-byte
-	 * frame every 60 us) is held at the fair rate, 50 Mbit/s, plus its lead
-	 * (min(interval, horizon/4) = 25 ms of the fair rate); one below the level
-	 * at 10 Mbit/s is never policed, although its rate is far above its own
+	/* expected: two flows above the water level, each offered at 200
+	 * Mbit/s (a 1500-byte frame every 60 us), congest the link: each is
+	 * held at the fair rate, here 45 Mbit/s, plus its lead (min(interval,
+	 * horizon/4) = 25 ms of the fair rate); one below the level at 10
+	 * Mbit/s is never policed, although its rate is far above its own
 	 * m_i: the policer judges entities by the water level, not by rate */
+	e.fair_rate_bps = 45000000ULL;
 	for (i = 0; i < 20000; i++, now += 60000) {
 		e.heartbeat_ns = now;
-		v = decide_one(&c, &e, &q, &heavy, 1500, now, 1500, &t);
-		passed_heavy += v == AFCD_V_PASS;
+		passed_heavy += decide_one(&c, &e, &q, &heavy, 1500, now, 1500, &t) == AFCD_V_PASS;
+		passed_heavy2 += decide_one(&c, &e, &q, &heavy2, 1500, now + 30000, 1500, &t) ==
+				 AFCD_V_PASS;
 		if (i % 20 == 0) {
 			v = decide_one(&c, &e, &q, &light, 100, now, 1500, &t);
 			passed_light += v == AFCD_V_PASS;
 			CHECK(v != AFCD_V_DROP_POLICE, "light flow policed at %d", i);
 		}
 	}
-	/* 1.2 s at 50 Mbit/s = 5000 frames, + 25 ms lead ~ 104 */
-	CHECK(passed_heavy >= 4990 && passed_heavy <= 5120, "heavy passed %llu",
+	/* 1.2 s at 45 Mbit/s = 4500 frames, + 25 ms lead ~ 94 */
+	CHECK(passed_heavy >= 4500 && passed_heavy <= 4650, "heavy passed %llu",
+	      (unsigned long long)passed_heavy);
+	CHECK(passed_heavy2 >= 4500 && passed_heavy2 <= 4650, "heavy2 passed %llu",
+	      (unsigned long long)passed_heavy2);
+	CHECK_EQ(passed_light, 1000);
+	/* expected: alone with the light flow, the heavy flow takes what the
+	 * link has left (work conservation: below the policer's gate nobody
+	 * is held), ~90 Mbit/s, not the 45 of its fair rate: 1.2 s of 100
+	 * Mbit/s is 10000 frames, the light flow's 1000 off */
+	memset(&q, 0, sizeof(q));
+	memset(&heavy, 0, sizeof(heavy));
+	memset(&light, 0, sizeof(light));
+	q.n_active = 2;
+	passed_heavy = passed_light = 0;
+	for (i = 0; i < 20000; i++, now += 60000) {
+		e.heartbeat_ns = now;
+		passed_heavy += decide_one(&c, &e, &q, &heavy, 1500, now, 1500, &t) == AFCD_V_PASS;
+		if (i % 20 == 0)
+			passed_light += decide_one(&c, &e, &q, &light, 100, now, 1500, &t) ==
+					AFCD_V_PASS;
+	}
+	CHECK(passed_heavy >= 8800 && passed_heavy <= 9100, "heavy alone passed %llu",
 	      (unsigned long long)passed_heavy);
 	CHECK_EQ(passed_light, 1000);
-	CHECK_EQ(q.stats[AFCD_S_POLICE_DROP], 20000 - passed_heavy);
-	CHECK_EQ(q.stats[AFCD_S_AQM_DROP], q.stats[AFCD_S_POLICE_DROP]);
+	CHECK(q.stats[AFCD_S_POLICE_DROP] > 0, "never held");
+	CHECK(q.stats[AFCD_S_AQM_DROP] >= q.stats[AFCD_S_POLICE_DROP], "aqm counts police");
 	CHECK_EQ(q.mice_vt_ns, 0);
 	/* expected: a mouse (m_i <= 1) is policed on the aggregate's clock when
 	 * the mice together are above the level, and not otherwise */
@@ -1131,18 +1155,37 @@ static void test_decide_stages(void)
 	f.vt_ns = now + 1000001;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
 	in.ecn_on = 0;
-	/* expected: a policer on a measured link rate acts only above target */
-	in.police_gated = 1;
-	in.law_target_ns = 5000000;
-	e.sojourn_ns = 4000000;
+	/* expected: the policer holds a flow only while the sojourn is above
+	 * its gate; below it a flow beyond its lead passes and its clock
+	 * stays where it was (next 0: not moved), one within its lead moves
+	 * its clock as always; the fallback policer follows the same gate */
+	in.police_gate_ns = afcd_police_gate_ns(5000000, 5000000);
+	CHECK_EQ(in.police_gate_ns, 5000000 / AFCD_POLICE_GATE_DIV);
+	CHECK_EQ(afcd_police_gate_ns(5000000, 2000000), 2000000 / AFCD_POLICE_GATE_DIV);
+	CHECK_EQ(afcd_police_gate_ns(5000000, 0), 5000000 / AFCD_POLICE_GATE_DIV);
+	e.sojourn_ns = in.police_gate_ns;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_PASS);
-	e.sojourn_ns = 6000000;
+	CHECK_EQ(next, 0);
+	e.sojourn_ns = in.police_gate_ns + 1;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
-	in.police_gated = 0;
+	in.ect = 1;                        /* the mark band is gated the same way */
+	in.ecn_on = 1;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_MARK);
 	e.sojourn_ns = 1000;
-	in.stale = 1;                      /* the fallback policer waits for target */
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_PASS);
+	CHECK_EQ(next, 0);
+	in.ect = 0;
+	in.ecn_on = 0;
+	f.vt_ns = now + 900000;            /* within the lead: the clock moves */
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_PASS);
+	CHECK_EQ(next, now + 900000 + 240000);
+	f.vt_ns = now + 1000001;
+	in.stale = 1;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_PASS);
 	CHECK_EQ(q.stats[AFCD_S_STALE_FALLBACK], 1);
+	e.sojourn_ns = in.police_gate_ns + 1;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	in.stale = 0;
 
 	/* law, FaLL. expected: a flow far above its target_i for many
 	 * intervals is not dropped while the whole queue's sojourn stays
