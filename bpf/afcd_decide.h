@@ -259,7 +259,8 @@ AFCD_INLINE int afcd_codel_run(struct afcd_codel_vars *cv, __u64 *first_above_ns
  * module's enforcement, which holds a flow far beyond its fair rate there
  * whatever the drop law says, while the queue is above the policer's
  * gate (afcd_police_gate_ns()). Returns PASS, MARK (the policer's: an
- * ECN-capable packet under ecn on, within one more lead, afcd_police()), DROP_OVERLIMIT or DROP_POLICE; *vt_seen and *vt_next:
+ * ECN-capable packet under ecn on, within one interval past its lead,
+ * afcd_police()), DROP_OVERLIMIT or DROP_POLICE; *vt_seen and *vt_next:
  * the policer's clock as read and as it advances when the packet is
  * admitted (*vt_next 0: it does not move). */
 AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, const struct afcd_flow *f,
@@ -276,7 +277,7 @@ AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, const struct afcd_flow *f,
 		return AFCD_V_PASS;
 	*vt_seen = in->mouse ? AFCD_READ_ONCE(q->mice_vt_ns) : f->vt_ns;
 	switch (afcd_police(*vt_seen, in->now_ns, in->police_tx_ns, in->police_lead_ns,
-			    in->ecn_on && in->ect ? in->police_lead_ns : 0, vt_next)) {
+			    in->ecn_on && in->ect ? in->interval_ns : 0, vt_next)) {
 	case AFCD_POLICE_PASS:
 		return AFCD_V_PASS;
 	case AFCD_POLICE_MARK:

@@ -23,7 +23,7 @@ const struct param_def params_table[PARAMS_N] = {
 	{ "horizon",       P_TIME,  POFF(horizon_ns),      "buffer in time, sojourn above is dropped (default 100ms)", 0 },
 	{ "limit",         P_BYTES, offsetof(struct params, limit_bytes), "limit_bytes", "buffer in bytes instead of horizon", 0 },
 	{ "rtt",           P_TIME,  POFF(rtt_ns),          "FaLL base RTT for RTT/sqrt(N) (default 1ms)", 0 },
-	{ "ecn",           P_FLAG,  POFF(flags),           "on|off: CE-mark ECT packets instead of dropping (the drop law; the policer for one more lead)",
+	{ "ecn",           P_FLAG,  POFF(flags),           "on|off: CE-mark ECT packets instead of dropping (the drop law; the policer for an interval past its lead)",
 	  AFCD_F_ECN },
 	{ "ce_threshold",  P_TIME,  POFF(ce_threshold_ns), "mark ECT packets whose sojourn exceeds it (0 = off)", 0 },
 	{ "sb_size",       P_U32,   POFF(sb_size),         "shadow buffer slots, 1..4096 (default 2000)", 0 },

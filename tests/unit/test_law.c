@@ -1141,15 +1141,17 @@ static void test_decide_stages(void)
 	f.vt_ns = now + 1000001;           /* beyond it */
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
 	/* expected: an ECT packet is dropped there too without ecn on, and
-	 * marked with it, up to one more lead; beyond that dropped */
+	 * marked with it, up to one interval (FaLL's 5 ms) past the lead, the
+	 * time its sender takes to answer; beyond that dropped */
 	in.ect = 1;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
 	in.ecn_on = 1;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_MARK);
 	CHECK_EQ(next, now + 1000001 + 240000);
-	f.vt_ns = now + 2000000;
+	CHECK_EQ(in.interval_ns, 5000000);
+	f.vt_ns = now + 1000000 + in.interval_ns;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_MARK);
-	f.vt_ns = now + 2000001;
+	f.vt_ns = now + 1000001 + in.interval_ns;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
 	in.ect = 0;                        /* not ECN-capable: dropped at the lead */
 	f.vt_ns = now + 1000001;
