@@ -636,28 +636,36 @@ AFCD_INLINE __s64 afcd_sdiv64(__s64 a, __u64 d)
  *   m_fair = clamp(anchor + c, 1, sb_size)
  * with anchor = sb_size / N (eq. 3.4) or the water level above. All Q
  * and c are milli-samples; alpha, beta are *1000 (1700, 1800). c is
- * bounded to +-3/4 anchor against wind-up; lift_only bounds it below by 0
- * as well (algo afd: the anchor is the max-min share itself, and below it
- * the law would drop flows at their fair share, which idled the link: 3.1
- * of 10 Mbit/s with two flows). Updates *ctrl_milli and returns m_fair in
+ * bounded against wind-up: below by -3/4 anchor, above by +1/8 anchor
+ * (AFCD_CTRL_LIFT_DIV) for the target_i laws, whose anchor, the water
+ * level, is already the max-min share: an m_fair lifted far above it
+ * puts every flow below 7/8 m_fair, where target_i is infinite, so that
+ * after a quiet spell the law stayed off while a standing queue built
+ * and the controller unwound (measured in the closed loop,
+ * tests/bpf/loop.h: p99 queueing delay 14-16 ms at 60-120 ms RTT with
+ * +3/4, 6 ms with +1/8, at 0.01-0.02 of utilization); lift_only bounds
+ * c to [0, +3/4 anchor] (algo afd: below the max-min share AFD's law
+ * drops flows at their fair share, which idled the link: 3.1 of 10
+ * Mbit/s with two flows). Updates *ctrl_milli and returns m_fair in
  * samples. Runs in the BPF refresh step and on the host. */
+#define AFCD_CTRL_LIFT_DIV 8
 AFCD_INLINE __u32 afcd_afd_m_fair(__s64 *ctrl_milli, __s64 q_old_milli, __s64 q_milli,
 				  __s64 q_target_milli, __u32 alpha_milli,
 				  __u32 beta_milli, __u32 sb_size, __u32 anchor, int lift_only)
 {
 	__s64 c = *ctrl_milli;
-	/* the correction stays within +-3/4 of the anchor (of sb_size without
-	 * one), so that m_fair never leaves [anchor/4, 7/4 anchor]: against
-	 * wind-up when the queue cannot reach its target */
-	__s64 lim = (__s64)((__u64)(anchor ? anchor : sb_size) * 1000 * 3 / 4);
+	__u64 a = anchor ? anchor : sb_size;
+	/* the bounds above, in milli-samples (of sb_size without an anchor) */
+	__s64 lo = lift_only ? 0 : -(__s64)(a * 1000 * 3 / 4);
+	__s64 hi = lift_only ? (__s64)(a * 1000 * 3 / 4) : (__s64)(a * 1000 / AFCD_CTRL_LIFT_DIV);
 	__s64 m;
 
 	c += afcd_sdiv64((__s64)alpha_milli * (q_old_milli - q_target_milli), 1000);
 	c -= afcd_sdiv64((__s64)beta_milli * (q_milli - q_target_milli), 1000);
-	if (c > lim)
-		c = lim;
-	if (c < (lift_only ? 0 : -lim))
-		c = lift_only ? 0 : -lim;
+	if (c > hi)
+		c = hi;
+	if (c < lo)
+		c = lo;
 	*ctrl_milli = c;
 	m = (__s64)anchor + afcd_sdiv64(c, 1000);
 	if (m < 1)

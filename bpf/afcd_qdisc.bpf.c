@@ -17,8 +17,8 @@
  *            packet will see (the bytes ahead of it at rate_bps; without
  *            one, what the last packet dequeued waited) and the fair-rate
  *            policer (only while that sojourn is above its gate,
- *            afcd_police_gate_ns()); the packet limit; the flow's CoDel state reset
- *            when it had nothing queued;
+ *            afcd_police_gate_ns()); the packet limit; the flow's CoDel
+ *            state reset when it has had nothing queued for an interval;
  *   dequeue  (paced at rate_bps when it is set, with the qdisc watchdog)
  *            the head packet's true sojourn (now - its enqueue time), the
  *            drop law of the algo against the current estimate and its
@@ -263,9 +263,11 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 			q->maxpacket_bytes = len;
 	}
 	if (f) {
-		/* the flow had nothing queued: its CoDel state starts over, as
-		 * CoDel's does on an empty queue */
-		if (f->t_last_ns <= fq->deq_seq)
+		/* the flow has had nothing queued for an interval (its last
+		 * packet left, or came, before that): its CoDel state starts
+		 * over (afcd_flow_idle()) */
+		if (f->t_last_ns <= fq->deq_seq && cfg &&
+		    afcd_flow_idle(now, f->last_seen_ns, cfg->interval_ns))
 			afcd_codel_reset_empty(&f->cv, &f->first_above_ns);
 		f->t_last_ns = seq;
 		f->last_seen_ns = now;

@@ -660,6 +660,15 @@ static void test_afd_controller(void)
 		m = afcd_afd_m_fair(&c, 1000000, 1000000, 0, 1700, 1800, 2000, 500, 0);
 	CHECK_EQ(m, 500 - 500 * 3 / 4);      /* correction bounded to 3/4 anchor */
 	CHECK_EQ(c, -500 * 1000 * 3 / 4);
+	/* the target_i laws: an empty queue lifts m_fair by at most 1/8 of
+	 * the anchor, so that the flow at the water level stays within the
+	 * 7/8 band where target_i is finite */
+	for (int i = 0; i < 100000; i++)
+		m = afcd_afd_m_fair(&c, 0, 0, 10000, 1700, 1800, 2000, 500, 0);
+	CHECK_EQ(m, 500 + 500 / AFCD_CTRL_LIFT_DIV);
+	CHECK_EQ(c, 500 * 1000 / AFCD_CTRL_LIFT_DIV);
+	CHECK(afcd_target_i_ns(5000000, m, 500, 3, 100000000) != AFCD_TARGET_INF,
+	      "the flow at the water level has no law under the lifted m_fair");
 	/* lift_only (algo afd): never below the anchor, still above it */
 	c = 0;
 	for (int i = 0; i < 1000; i++)
@@ -1188,6 +1197,13 @@ static void test_decide_stages(void)
 	e.sojourn_ns = in.police_gate_ns + 1;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
 	in.stale = 0;
+	/* expected: a flow's CoDel state starts over only once it has had
+	 * nothing queued for an interval, not in the gaps between the
+	 * trains of an ACK-clocked flow */
+	CHECK(!afcd_flow_idle(now, now - 1000, 100000000), "a gap of 1 us");
+	CHECK(!afcd_flow_idle(now, now + 1000, 100000000), "a packet still queued");
+	CHECK(afcd_flow_idle(now, now - 100000000, 100000000), "an interval");
+	CHECK(afcd_flow_idle(now, 0, 100000000), "a flow never seen");
 
 	/* law, FaLL. expected: a flow far above its target_i for many
 	 * intervals is not dropped while the whole queue's sojourn stays
