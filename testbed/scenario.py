@@ -17,6 +17,7 @@ from . import bottleneck, qsample, validity, workload
 from .stats import jain, percentile
 from . import topo as topo_mod
 from .workload import Flow
+from .netns import ROOT
 
 
 def _flows(spec, rate_mbit):
@@ -231,6 +232,19 @@ def map_memory():
         return None
 
 
+def code_version():
+    """The commit the testbed and the programs were built from, with
+    "+dirty" when the work tree differs from it; None outside a git
+    checkout. Recorded in every run, so that a result names its code."""
+    def git(*a):
+        r = subprocess.run(["git", "-C", ROOT] + list(a), capture_output=True, text=True)
+        return r.stdout.strip() if r.returncode == 0 else None
+    head = git("rev-parse", "--short=12", "HEAD")
+    if head is None:
+        return None
+    return head + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
 def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.0,
         buffer_bdp=1.0, target_ms=5.0, interval_ms=100.0, ecn=False, out_dir=None, log=print,
         repeat=None, wl=None, update_period_ms=10.0, tag=None, extra=(), keep_samples=True):
@@ -321,7 +335,7 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
            "rtt_ms": rtt_ms, "duration_s": duration_s, "warmup_s": warmup_s,
            "buffer_bdp": buffer_bdp, "target_ms": target_ms, "interval_ms": interval_ms,
            "ecn": ecn, "kernel": os.uname().release, "date": time.strftime("%Y-%m-%d %H:%M"),
-           "wall_s": None, "short_spec": short.spec() if short else None,
+           "code": code_version(), "wall_s": None, "short_spec": short.spec() if short else None,
            "rto_min_ms": _at(wl.rto_min_ms, rate_mbit), "access_rate": wl.access_rate,
            "loader_params": b.loader_params() if scheme in bottleneck.OURS else None,
            "backlog_sampler_error": sampler.error}
