@@ -21,7 +21,7 @@
 #define HYSTART_ACK_DELTA (2 * MS)
 #define HYSTART_SAMPLES 8
 
-enum ev_type { EV_ACK, EV_UDP, EV_RTO, EV_START, EV_PING };
+enum ev_type { EV_ACK, EV_UDP, EV_RTO, EV_START, EV_PING, EV_DELACK };
 
 struct ev {
 	__u64 t;
@@ -49,6 +49,11 @@ struct tcp {
 	__u32 end_seq, samples;
 	__u64 round_start, last_ack, curr_rtt;
 	int found;
+	/* the receiver's delayed ACK (ack_every 2): a delivered packet whose
+	 * ACK waits for the next one or the delayed-ACK timer */
+	__u64 pend_sent, pend_rel;
+	__u32 pend_seq;
+	__u8 pend, pend_ce;
 	/* statistics */
 	double cwnd_sum;
 	__u64 cwnd_n;
@@ -109,7 +114,54 @@ struct loop_run_state {
 	double *ping;             /* sojourns, s */
 	size_t ping_n;
 	__u64 ping_lost;
+	__u64 fire_t;             /* the last firing of the enforcing qdisc's timer */
 };
+
+#define DELACK (40 * MS)          /* Linux's TCP_DELACK_MIN */
+
+/* When a packet stamped dep leaves: at dep, or (late_mean_s) at the
+ * firing of the timer that releases it, which fires late by an
+ * exponential time and then releases every packet due (sch_fq's
+ * watchdog under a slow emulator: the packets behind a late firing go
+ * together). Packets come here in departure order. */
+static __u64 release_at(struct loop_run_state *s, __u64 dep)
+{
+	if (s->c->late_mean_s <= 0)
+		return dep;
+	if (dep <= s->fire_t)
+		return s->fire_t;
+	s->fire_t = dep + (__u64)(-log(uniform()) * s->c->late_mean_s * 1e9);
+	return s->fire_t;
+}
+
+/* The receiver's ACK of a packet that left at rel: now (ack_every 1, or
+ * while a loss is outstanding: an out-of-order arrival is acknowledged at
+ * once, as Linux does), with the one before it (every second packet), or
+ * when the delayed-ACK timer fires. ACKs take the whole base RTT. */
+static void receive(struct loop_run_state *s, int i, __u32 seq, __u64 sent, __u64 rel, int ce)
+{
+	struct tcp *t = &s->tcp[i];
+
+	if (s->c->ack_every < 2 || t->lost_head != t->lost_tail) {
+		push((struct ev){ .t = rel + s->rtt, .sent = sent, .seq = seq, .flow = (__u16)i,
+				  .type = EV_ACK, .ce = (__u8)ce });
+		return;
+	}
+	if (t->pend) {
+		push((struct ev){ .t = rel + s->rtt, .sent = t->pend_sent, .seq = t->pend_seq,
+				  .flow = (__u16)i, .type = EV_ACK, .ce = t->pend_ce });
+		push((struct ev){ .t = rel + s->rtt, .sent = sent, .seq = seq, .flow = (__u16)i,
+				  .type = EV_ACK, .ce = (__u8)ce });
+		t->pend = 0;
+		return;
+	}
+	t->pend = 1;
+	t->pend_seq = seq;
+	t->pend_sent = sent;
+	t->pend_rel = rel;
+	t->pend_ce = (__u8)ce;
+	push((struct ev){ .t = rel + DELACK, .seq = seq, .flow = (__u16)i, .type = EV_DELACK });
+}
 
 static void frame_of(const struct loop_run_state *s, int i, int len, __u8 proto, __u8 *buf,
 		     int *blen)
@@ -175,8 +227,7 @@ static void tcp_send(struct loop_run_state *s, int i, __u64 now)
 		t->inflight++;
 		if (dep) {
 			s->f[i].marked += late && ce;
-			push((struct ev){ .t = dep + s->rtt, .sent = now, .seq = seq,
-					  .flow = (__u16)i, .type = EV_ACK, .ce = (__u8)ce });
+			receive(s, i, seq, now, release_at(s, dep), ce);
 		} else {
 			s->f[i].dropped += late;
 			t->lost[t->lost_tail++ % LOOP_RING] = seq;
@@ -457,6 +508,16 @@ int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_r
 		case EV_RTO:
 			tcp_rto(&s, &e);
 			break;
+		case EV_DELACK: {
+			struct tcp *t = &s.tcp[e.flow];
+
+			if (t->pend && t->pend_seq == e.seq) {
+				push((struct ev){ .t = e.t + s.rtt, .sent = t->pend_sent, .seq = e.seq,
+						  .flow = e.flow, .type = EV_ACK, .ce = t->pend_ce });
+				t->pend = 0;
+			}
+			break;
+		}
 		case EV_UDP: {
 			__u8 buf[PKT_MAX];
 			int len, ce = 0;
@@ -466,7 +527,7 @@ int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_r
 			dep = send_frame(buf, len, e.t, &ce);
 			f[e.flow].sent += e.t >= s.warm;
 			if (dep)
-				in_window(&s, e.flow, dep, LOOP_FRAME);
+				in_window(&s, e.flow, release_at(&s, dep), LOOP_FRAME);
 			else
 				f[e.flow].dropped += e.t >= s.warm;
 			/* Poisson gaps: a strictly periodic sender phase-locks

@@ -15,10 +15,14 @@
  * (RFC 6298: 200 ms floor, as Linux), ECN (RFC 3168: a CE mark echoed one
  * RTT later reduces the window as a loss does, without a retransmission);
  * constant-rate senders with Poisson gaps (UDP); and a ping at 100 Hz,
- * whose sojourns are the queueing delay the testbed's ping measures. Every
- * ACK is immediate (no delayed ACKs), the senders' links are infinitely
- * fast and the ACK path has the whole base RTT, as the testbed's netem on
- * the receiver's egress. What the VM runs measure with the kernel's TCP
+ * whose sojourns are the queueing delay the testbed's ping measures.
+ * Receivers acknowledge every packet, or every second one (ack_every 2:
+ * Linux's delayed ACK, 40 ms timer, at once while a loss is outstanding);
+ * packets leave at their departure time, or (late_mean_s) when the
+ * enforcing qdisc's timer fires late and releases all that is due, as
+ * sch_fq's does under TCG. The senders' links are infinitely fast and the
+ * ACK path has the whole base RTT, as the testbed's netem on the
+ * receiver's egress. What the VM runs measure with the kernel's TCP
  * is the reference; this loop lets a change to the decision be judged in
  * seconds and pinned in tests.
  */
@@ -56,6 +60,9 @@ struct loop_cfg {
 	double target_s, interval_s, update_s;
 	double secs, warm_s;
 	__u64 seed;               /* the UDP senders' gaps and the ping's phase */
+	int ack_every;            /* the receivers' delayed ACK: 2 (Linux), or 0/1: every packet */
+	double late_mean_s;       /* the enforcing qdisc's timer fires late by an exponential
+				   * time of this mean and releases what is due (0: on time) */
 };
 
 struct loop_res {

@@ -42,6 +42,10 @@ static void test_loop_explore(void)
 		     AFCD_ALGO_DROPTAIL : AFCD_ALGO_AFCD, rtt_ms / 1e3);
 	if (getenv("AFCD_LOOP_RATE"))
 		c.rate_bps = atof(getenv("AFCD_LOOP_RATE")) * 1e6;
+	if (getenv("AFCD_LOOP_ACK_EVERY"))
+		c.ack_every = atoi(getenv("AFCD_LOOP_ACK_EVERY"));
+	if (getenv("AFCD_LOOP_LATE_MS"))
+		c.late_mean_s = atof(getenv("AFCD_LOOP_LATE_MS")) / 1e3;
 	if (getenv("AFCD_LOOP_SEED"))
 		c.seed = strtoull(getenv("AFCD_LOOP_SEED"), NULL, 0);
 	if (getenv("AFCD_LOOP_FLAGS"))
