@@ -75,6 +75,10 @@ AFCD_INLINE __u64 afcd_sb_capacity(__u32 sb_size, __u64 rate_bps, __u64 arrival_
 	return cap ? cap : 1;
 }
 
+/* A link below 1/AFCD_IDLE_LOAD_DIV of its rate is idle for the offered
+ * load's average: the next load starts an average of its own. */
+#define AFCD_IDLE_LOAD_DIV 64
+
 /*
  * One refresh (ALGORITHM.md sec. 3 and 5), at time now (ns):
  *  - offered load: EWMA of the bytes the samples since the last refresh
@@ -119,9 +123,22 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 	if (!c->sample_bytes)
 		return;
 	dt_ns = e->prev_t_ns && now > e->prev_t_ns ? now - e->prev_t_ns : 0;
-	if (dt_ns)
+	if (dt_ns) {
+		/* a load that starts after an idle spell is averaged from its
+		 * own start (time constant the load's age until it reaches
+		 * window/2): a low-pass rising from zero took 1.5 s to see a
+		 * flood that had held the queue at the horizon from its first
+		 * packet, and the responsive flows starting with it lost their
+		 * slow start to the horizon (closed loop, tests/bpf/loop.h) */
+		__u64 tau = c->window_ns / 2, age = (__u64)e->load_age_ms * 1000000ULL;
+
 		e->arrival_bps = afcd_rate_ewma(e->arrival_bps, sampled - e->prev_sampled,
-						dt_ns, c->window_ns / 2);
+						dt_ns, age < tau ? age : tau);
+		if (rate && e->arrival_bps < rate / AFCD_IDLE_LOAD_DIV)
+			e->load_age_ms = 0;
+		else if (e->load_age_ms < (1u << 30))
+			e->load_age_ms += (__u32)(dt_ns / 1000000ULL) ? (__u32)(dt_ns / 1000000ULL) : 1;
+	}
 	e->prev_t_ns = now;
 	e->prev_sampled = sampled;
 
@@ -158,8 +175,11 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 	e->q_old_milli = qm;
 	e->drain_milli = afcd_drain_milli(backlog, qt_ns, c->horizon_ns);
 	if (s->waterline && s->waterline < s->max_count && c->sb_size) {
+		/* the water level's share of the ring's samples (of sb_size
+		 * once it is full) of the offered load */
 		__u64 level = (__u64)s->waterline *
-			(e->arrival_bps > rate ? e->arrival_bps : rate) / c->sb_size;
+			(e->arrival_bps > rate ? e->arrival_bps : rate) /
+			(s->samples && s->samples < c->sb_size ? s->samples : c->sb_size);
 
 		e->fair_level_bps = !e->fair_level_bps || level <= e->fair_level_bps ? level :
 			afcd_rate_ewma(e->fair_level_bps, level / 8 * dt_ns / AFCD_NSEC_PER_SEC,

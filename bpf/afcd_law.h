@@ -495,6 +495,7 @@ struct afcd_water {
 	__u32 n_long;     /* flows with >= 2 samples (FaLL's N) */
 	__u32 mice;       /* samples of flows holding exactly one (the mice aggregate) */
 	__u32 max_count;  /* largest entity: a flow's count or the mice aggregate */
+	__u32 samples;    /* samples in the ring: sum of c n[c] */
 };
 
 /* Max-min fair share (the water level L with sum_i min(m_i, L) =
@@ -504,7 +505,8 @@ struct afcd_water {
  * ports or spoofs sources (one sample per 5-tuple) is one flow here, not
  * thousands that each push the level down (docs/ALGORITHM.md sec. 3a).
  * n: n[c] = flows with c samples, c in [1, sb_size]; sb_size <=
- * AFCD_SB_SIZE_MAX. Two passes of at most sb_size steps, no sort. Runs in
+ * AFCD_SB_SIZE_MAX; capacity is for a full ring (see below for one still
+ * filling). Two passes of at most sb_size steps, no sort. Runs in
  * the loader's scan (user space: two 4096-step passes are beyond what the
  * BPF verifier walks) and in the host tests. Replaces eq. 3.4's
  * sb_size / N as the controller's anchor, which is the fair share only
@@ -517,11 +519,21 @@ static inline void afcd_waterfill_hist(const __u32 *n, __u32 sb_size, __u64 capa
 
 	if (sb_size > AFCD_SB_SIZE_MAX)
 		sb_size = AFCD_SB_SIZE_MAX;
+	__u64 tot = mice;
+
 	for (c = 2; c <= sb_size; c++)
 		if (n[c]) {
 			ntot += n[c];
+			tot += (__u64)c * n[c];
 			cmax = c;
 		}
+	/* a ring not yet full (a fresh slot) carries the capacity's share of
+	 * the samples it holds: without this, every flow fitted under a
+	 * capacity meant for the full ring until it filled (a second of
+	 * traffic), and a flood went unpoliced from its first packet */
+	w->samples = tot < sb_size ? (__u32)tot : sb_size;
+	if (tot && tot < sb_size)
+		rem = capacity * tot / sb_size;
 	w->n_long = ntot;
 	w->n_flows = ntot + mice;
 	w->mice = mice;

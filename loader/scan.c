@@ -54,6 +54,7 @@ static void scan_hist(struct pins *p, const struct afcd_config *c, __u64 capacit
 	afcd_waterfill_hist(h.n, c->sb_size, capacity, &w);
 	sc->waterline = w.level;
 	sc->max_count = w.max_count;
+	sc->samples = w.samples;
 	sc->n_long = w.n_long;
 	sc->mice = w.mice;
 }

@@ -415,7 +415,8 @@ struct afcd_est {
 	__u32 n_long;           /* FaLL's N: flows with >= 2 samples (mice excluded) */
 	__u32 waterline;        /* anchor: max-min fair share of the shadow buffer for the
 				 * samples the link can carry, samples (0: nothing sampled) */
-	__u64 arrival_bps;      /* offered load, bits/s: EWMA of sampled bytes, tau window/2 */
+	__u64 arrival_bps;      /* offered load, bits/s: EWMA of sampled bytes, tau window/2
+				 * (the load's age while it is younger, load_age_ms) */
 	__u64 fair_rate_bps;    /* policer rate: fair_level_bps * drain_milli / 1000,
 				 * bits/s; 0 = no flow above the fair share (nobody policed) */
 	__u32 mice_samples;     /* samples held by flows with exactly one (the mice aggregate) */
@@ -428,7 +429,9 @@ struct afcd_est {
 	__u64 busy_ns;          /* time spent in the kernel refresh step (timer), ns */
 	__u32 drain_milli;      /* the policer's drain factor * 1000, [250, 1000]: below
 				 * 1000 while the mean sojourn exceeds min(target, horizon/4) */
-	__u32 pad;
+	__u32 load_age_ms;      /* ms the offered load has been above 1/64 of the link
+				 * rate (0: idle), at most 2^30: the load's average takes
+				 * min(window/2, this) as its time constant */
 	__u64 fair_level_bps;   /* the water level's rate, falling at once and rising
 				 * with time constant window: fair_rate before the drain */
 };
@@ -454,7 +457,8 @@ struct afcd_scan {
 	__u32 n_long;           /* flows with >= 2 samples (FaLL's N) */
 	__u32 mice;             /* samples of flows holding exactly one (one entity) */
 	__u32 loader_pid;       /* pid of the loader scanning this slot, 0 = none */
-	__u32 pad;
+	__u32 samples;          /* samples in the ring: sb_size once it is full, fewer
+				 * while a fresh slot fills (0: unknown, read as sb_size) */
 };
 _Static_assert(sizeof(struct afcd_scan) == 48, "afcd_scan ABI");
 

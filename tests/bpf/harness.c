@@ -358,6 +358,7 @@ void scan_from_hist(const struct afcd_sb_hist *h, __u32 sb_size, __u64 capacity,
 	afcd_waterfill_hist(h->n, sb_size, capacity, &w);
 	sc->waterline = w.level;
 	sc->max_count = w.max_count;
+	sc->samples = w.samples;
 	sc->n_long = w.n_long;
 	sc->mice = w.mice;
 }

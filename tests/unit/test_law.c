@@ -736,6 +736,16 @@ static void test_waterfill_max_min(void)
 	n[1000] = 1;
 	afcd_waterfill_hist(n, 2000, 1000, &w);
 	CHECK_EQ(w.level, 490);
+	/* expected: a ring still filling (400 of 2000 samples) carries the
+	 * capacity's share of them: half the load, 200 samples: the flow of
+	 * 100 keeps them, the flow of 300 gets the other 100 */
+	memset(n, 0, sizeof(n));
+	n[100] = 1;
+	n[300] = 1;
+	afcd_waterfill_hist(n, 2000, 1000, &w);
+	CHECK_EQ(w.samples, 400);
+	CHECK_EQ(w.level, 100);
+	CHECK_EQ(w.fits, 0);
 	/* against the sort-based definition on random histograms */
 	srand(7);
 	for (i = 0; i < 200; i++) {
@@ -746,6 +756,9 @@ static void test_waterfill_max_min(void)
 			counts[j] = 2 + rand() % 300;
 		hist_of(n, counts, k);
 		afcd_waterfill_hist(n, 2000, cap, &w);
+		for (j = 0, rem = 0; j < k; j++)     /* a ring not full: its share */
+			rem += counts[j];
+		rem = rem < 2000 ? (__u64)cap * rem / 2000 : cap;
 		/* sort ascending, fill */
 		for (j = 1; j < k; j++)
 			for (__u32 m = j; m > 0 && counts[m - 1] > counts[m]; m--) {
@@ -882,9 +895,16 @@ static void test_refresh_step(void)
 	q.t_last_ns = now + 10000000ULL + 20000000ULL;
 	afcd_refresh(&c, &q, &sc, &e, now + 10000000ULL);
 	CHECK(e.m_fair < m0, "m_fair %u, was %u", e.m_fair, m0);
-	CHECK(e.arrival_bps > 10000000ULL && e.arrival_bps < 20000000ULL,
-	      "arrival %llu (800 Mbit/s * 10/(10+500))", (unsigned long long)e.arrival_bps);
+	/* a load after an idle spell is its first period's rate (the
+	 * average starts from it, not from zero), then an average over the
+	 * load's age until that reaches window/2: 10 ms on, no more bytes,
+	 * half of it */
+	CHECK_EQ(e.arrival_bps, 800000000ULL);
+	CHECK_EQ(e.load_age_ms, 10);
 	CHECK_EQ(e.prev_passed, 2000);
+	afcd_refresh(&c, &q, &sc, &e, now + 20000000ULL);
+	CHECK_EQ(e.arrival_bps, 400000000ULL);
+	CHECK_EQ(e.load_age_ms, 20);
 	/* expected: offered 200 Mbit/s on a 100 Mbit/s link: capacity 1000 of
 	 * 2000 samples: 100, 200 and 300 fit, the largest gets 400 */
 	e.arrival_bps = 200000000ULL;
