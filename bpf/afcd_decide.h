@@ -166,15 +166,18 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 	 * factor pulls the fair rate below their rate. */
 	if ((in->traits & AFCD_T_POLICE) && (c->flags & AFCD_F_POLICE) && fs->fair_rate_bps &&
 	    (m_i <= 1 ? fs->mice_samples : m_i) > fs->waterline) {
-		in->police_tx_ns = afcd_tx_ns(in->len, fs->fair_rate_bps);
+		__u32 me = m_i <= 1 ? fs->mice_samples : m_i;
+
+		in->police_tx_ns = afcd_tx_ns(in->len, afcd_police_rate_bps(fs->fair_rate_bps, me,
+									   fs->waterline));
 		if (!in->police_tx_ns)
 			in->police_tx_ns = 1;
-		/* one interval of burst at the fair rate, but never more than a
-		 * quarter of the buffer: a policed sender that stalls and then
-		 * bursts (its clock fell behind) must not fill the queue to the
+		/* one interval of burst at the fair rate, but never more than
+		 * half the buffer: a policed sender that stalls and then bursts
+		 * (its clock fell behind) must not fill the queue to the
 		 * horizon, where compliant flows would be dropped too */
-		in->police_lead_ns = c->interval_ns < c->horizon_ns / 4 ? c->interval_ns :
-				     c->horizon_ns / 4;
+		in->police_lead_ns = c->interval_ns < c->horizon_ns / 2 ? c->interval_ns :
+				     c->horizon_ns / 2;
 		in->police_gate_ns = afcd_police_gate_ns(c->target_ns, in->law_target_ns);
 		in->mouse = m_i <= 1;
 	}
