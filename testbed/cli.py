@@ -26,8 +26,10 @@ with the guest at most 75 % busy. --repeat K gives mean and standard
 deviation per metric.
 
 Schemes: this project's programs over sch_fq (droptail, codel, afd, afcd,
-fall) and the kernel's AQMs under HTB at the same rate (pfifo, kcodel,
-fq_codel, pie, red, sfb).
+fall), its qdisc backend (afcd-qdisc, fall-qdisc: Linux >= 6.17, --kernel
+6.18) and the kernel's AQMs under HTB at the same rate (pfifo, kcodel,
+fq_codel, pie, red, sfb). The demo boots the newest kernel with BPF qdiscs
+that tools/deps.sh --vm unpacked, and runs the qdisc backend there too.
 
 When the running kernel lacks sch_fq or netem, the command re-runs itself
 inside a VM booted from Debian's stock kernel with virtme-ng (TCG when KVM
@@ -43,10 +45,11 @@ import time
 
 from . import netns as nslib
 from . import scenario
-from .report import (DEMO_REPEAT, DEMO_SCENARIOS, DEMO_SCHEMES, aggregate, load_results,
+from .report import (DEMO_QDISC_SCHEMES, DEMO_REPEAT, DEMO_SCENARIOS, DEMO_SCHEMES, aggregate,
+                     load_results,
                      make_plots, report)
 from .runs import CAL_SCENARIO, calibrate, heaviest, run_many, say
-from .vm import in_vm, kernel_has_qdiscs, vm_exec
+from .vm import in_vm, kernel_has_bpf_qdisc, kernel_has_qdiscs, qdisc_kernel, vm_exec
 
 ROOT = nslib.ROOT
 
@@ -115,7 +118,11 @@ def main():
     if args.cmd == "demo" and "--rate" not in sys.argv:
         args.rate = "auto"
     if args.vm_timeout is None:
-        args.vm_timeout = 7200 if args.cmd == "demo" else 1800
+        args.vm_timeout = 10800 if args.cmd == "demo" else 1800
+    if args.cmd == "demo" and args.kernel is None and not in_vm():
+        # the newest kernel with BPF qdiscs (tools/deps.sh --vm unpacks one),
+        # so that the qdisc backend runs beside the others; else Debian 12's
+        args.kernel = qdisc_kernel()
 
     if args.cmd == "list":
         for k, (kind, desc, _, _) in scenario.SCENARIOS.items():
@@ -143,7 +150,10 @@ def main():
     if args.cmd == "demo":
         out = os.path.join(args.out, "demo") if args.out == os.path.join(ROOT, "results") \
             else args.out
-        runs = [(s, k) for s in DEMO_SCENARIOS for k in DEMO_SCHEMES]
+        # the qdisc backend beside the others where the kernel takes it
+        # (in the VM: the one qdisc_kernel() chose below)
+        schemes = DEMO_SCHEMES + (DEMO_QDISC_SCHEMES if kernel_has_bpf_qdisc() else [])
+        runs = [(s, k) for s in DEMO_SCENARIOS for k in schemes]
     elif args.cmd == "calibrate":
         out = args.out
         runs = []

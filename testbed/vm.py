@@ -66,6 +66,37 @@ def vm_kernel(want=None):
     return ks[0] if ks else None
 
 
+def release_tuple(release):
+    """(major, minor) of a kernel release or series: "6.18.15+deb13-amd64"
+    -> (6, 18)."""
+    return tuple(int(x) for x in release.split("-")[0].split("+")[0].split(".")[:2])
+
+
+# BPF qdiscs (struct Qdisc_ops as struct_ops): Linux >= 6.16 with
+# CONFIG_NET_SCH_BPF, which Debian enables from 6.17
+BPF_QDISC_SINCE = (6, 17)
+
+
+def qdisc_kernel():
+    """The series ("6.18") of the newest kernel in /boot with BPF qdiscs
+    (Debian's from 6.17, which tools/deps.sh --vm unpacks), or None."""
+    for k in vm_kernels():
+        series = ".".join(os.path.basename(k)[len("vmlinuz-"):].split(".")[:2])
+        if release_tuple(series) >= BPF_QDISC_SINCE:
+            return series
+    return None
+
+
+def kernel_has_bpf_qdisc():
+    """Can the running kernel take a BPF qdisc (its BTF has the
+    struct_ops type of Qdisc_ops, as the loader checks)?"""
+    try:
+        with open("/sys/kernel/btf/vmlinux", "rb") as fh:
+            return b"bpf_struct_ops_Qdisc_ops" in fh.read()
+    except OSError:
+        return False
+
+
 def in_vm():
     return os.environ.get("AFCD_IN_VM") == "1"
 

@@ -22,22 +22,25 @@ def _by(agg):
 
 
 def test_invalid_runs_left_out_of_the_means():
-    """Expected result: two valid runs (cubic 14 and 16) and one whose
-    sender sent nothing (cubic 0): the mean is 15 over the two, the row
-    says 2/3 and why, and the targets use 15 (a mean of 10 over all three
-    would miss CUBIC's 40 % target of 14 Mbit/s)."""
-    rs = [_run("afcd", 1, 14.0, 17.0, 0.99), _run("afcd", 2, 16.0, 17.0, 0.999),
+    """Expected result: two valid runs (cubic 16 and 18) and one whose
+    sender sent nothing (cubic 0): the mean is 17 over the two, the row
+    says 2/3 and why, and the targets use 17 (a mean of 11.3 over all
+    three would miss CUBIC's 90 % of its fair share of 17.5 Mbit/s); the
+    p99 target takes the worst valid run."""
+    rs = [_run("afcd", 1, 16.0, 17.0, 0.99), _run("afcd", 2, 18.0, 17.0, 0.999),
           _run("afcd", 3, 0.0, 17.0, 0.5, False, ["sender cubic sent nothing"])]
+    rs[1]["queue_delay_ms"]["p99"] = 16.0
     a = _by(report.aggregate(rs))["afcd"]
     assert (a["repeats"], a["valid_runs"], a["valid"]) == (3, 2, False)
-    assert a["flows"][0]["goodput_mbps"] == 15.0
+    assert a["flows"][0]["goodput_mbps"] == 17.0
     assert abs(a["jain"] - 0.9945) < 1e-9
     assert a["cpu"]["guest_busy"] == 0.6
+    assert a["queue_delay_ms"]["p99_max"] == 16.0
     row = report.table([a]).splitlines()[2]
-    assert "cubic 15.0" in row and row.endswith("| 2/3 (sender cubic sent nothing) |")
-    assert any(line.startswith("ok ") and "CUBIC 15.0 >= 40 %" in line
-               for line in report.targets([a]))
-
+    assert "cubic 17.0" in row and row.endswith("| 2/3 (sender cubic sent nothing) |")
+    tl = report.targets([a])
+    assert any(line.startswith("ok ") and "CUBIC 17.0 >= 90 %" in line for line in tl), tl
+    assert any(line.startswith("MISS") and "p99 queueing delay 16.0 ms" in line for line in tl), tl
 
 def test_no_valid_run_averages_all_and_says_so():
     """Expected result: when every repeat is invalid the means are over all

@@ -38,8 +38,7 @@ def kernels():
     return [k for k in ("6.1", "6.12") if vm.vm_kernels(k)] or [vm.VM_KERNEL_DEFAULT]
 
 
-def release_tuple(release):
-    return tuple(int(x) for x in release.split("-")[0].split("+")[0].split(".")[:2])
+release_tuple = vm.release_tuple
 
 RUNS = ["cubic-reno:droptail", "cubic-reno:afcd", "cubic-reno:fall",
         "cubic-udp:pfifo", "cubic-udp:afcd", "cubic-udp:fall"]
@@ -213,17 +212,7 @@ def test_sender_pacing_kept(tmp_path):
         assert res[cc]["goodput_mbps"] <= 1.15 * res[cc]["pacing_mbps"], res[cc]
 
 
-def qdisc_kernel():
-    """The series ("6.18") of the newest kernel in /boot with BPF qdiscs
-    (Debian's from 6.17, which tools/deps.sh --vm unpacks), or None."""
-    for k in vm.vm_kernels():
-        series = ".".join(os.path.basename(k)[len("vmlinuz-"):].split(".")[:2])
-        if release_tuple(series) >= (6, 17):
-            return series
-    return None
-
-
-QDISC_KERNEL = qdisc_kernel()
+QDISC_KERNEL = vm.qdisc_kernel()
 
 
 @pytest.mark.skipif(not QDISC_KERNEL, reason="no Linux >= 6.17 for the VM (tools/deps.sh --vm)")
