@@ -514,13 +514,11 @@ struct afcd_water {
 static inline void afcd_waterfill_hist(const __u32 *n, __u32 sb_size, __u64 capacity,
 				       struct afcd_water *w)
 {
-	__u64 rem = capacity;
+	__u64 rem = capacity, tot = n[1];
 	__u32 c, ntot = 0, nrem, cmax = 0, mice = n[1];
 
 	if (sb_size > AFCD_SB_SIZE_MAX)
 		sb_size = AFCD_SB_SIZE_MAX;
-	__u64 tot = mice;
-
 	for (c = 2; c <= sb_size; c++)
 		if (n[c]) {
 			ntot += n[c];
