@@ -3,8 +3,10 @@
 Debian kernels in /boot, and a command re-run inside virtme-ng (TCG
 unless AFCD_VM_KVM=1), this filesystem read-only, results written back
 through --rwdir."""
+import collections
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -101,10 +103,25 @@ def in_vm():
     return os.environ.get("AFCD_IN_VM") == "1"
 
 
+# a line of the guest kernel's console (printk's "[    1.234567] "), or
+# of virtme-ng's and the boot loader's own chatter before the command runs
+KERNEL_LINE = re.compile(r"^(\[\s*\d+\.\d+\] |virtme|fuse: |Probing EDD|Memory KASLR|"
+                         r"Poking KASLR)")
+GUEST_KERNEL_TAIL = 60
+# what in the guest kernel's messages is worth showing even when the VM
+# exits 0
+KERNEL_TROUBLE = re.compile(r"Kernel panic|Oops|BUG:|WARNING:|Call Trace|hung_task")
+
+
 def vm_exec(argv, rwdirs, timeout_s, want_kernel=None):
     """Re-run argv (afcd-testbed's arguments) inside a virtme-ng VM booted
     from the kernel want_kernel names (vm_kernel()), with rwdirs writable;
-    the VM's console relayed. Returns its exit code, 124 after timeout_s."""
+    the command's output relayed. The guest kernel's messages of level
+    warning and above are kept aside, and the last GUEST_KERNEL_TAIL of
+    them printed when the VM timed out or died (a guest that panics leaves
+    vng without the command's exit code: 255) or the kernel reported
+    trouble (an oops, a BUG, a WARNING); AFCD_VM_VERBOSE=1 relays them as
+    they come. Returns the exit code, 124 after timeout_s."""
     kernel = vm_kernel(want_kernel)
     vng = shutil.which("vng")
     if not kernel or not vng:
@@ -118,8 +135,10 @@ def vm_exec(argv, rwdirs, timeout_s, want_kernel=None):
              "cd %s; export MPLCONFIGDIR=/tmp; AFCD_IN_VM=1 /usr/bin/python3 -m testbed %s "
              "--vm never" % (" ".join(VM_MODULES), ROOT,
               " ".join("'%s'" % a.replace("'", "'\\''") for a in argv)))
-    cmd = [vng, "-r", kernel, "--cpus", "2", "--memory", "2G",
-           "--append", "tsc=reliable clocksource=tsc"]
+    # --verbose puts the kernel's console beside the command's output;
+    # loglevel=5 keeps the warnings, errors, oopses and panics of it
+    cmd = [vng, "--verbose", "-r", kernel, "--cpus", "2", "--memory", "2G",
+           "--append", "tsc=reliable clocksource=tsc loglevel=5"]
     if os.environ.get("AFCD_VM_KVM") != "1":
         cmd.insert(1, "--disable-kvm")
     for d in rwdirs:
@@ -134,11 +153,25 @@ def vm_exec(argv, rwdirs, timeout_s, want_kernel=None):
     p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, errors="replace")
     deadline = time.time() + timeout_s
+    verbose = os.environ.get("AFCD_VM_VERBOSE") == "1"
+    klog = collections.deque(maxlen=GUEST_KERNEL_TAIL)
+    rc, trouble = None, False
     for line in p.stdout:
-        sys.stdout.write(line)
-        sys.stdout.flush()
+        if KERNEL_LINE.match(line) and not verbose:
+            klog.append(line)
+            trouble |= bool(KERNEL_TROUBLE.search(line))
+        else:
+            sys.stdout.write(line)
+            sys.stdout.flush()
         if time.time() > deadline:
             p.kill()
             say("afcd-testbed: the VM did not finish within %d s" % timeout_s)
-            return 124
-    return p.wait()
+            rc = 124
+            break
+    rc = p.wait() if rc is None else rc
+    if klog and (rc in (124, 255) or trouble):
+        say("afcd-testbed: the VM exited %d%s; the guest kernel's last messages:" %
+            (rc, " and its kernel reported trouble" if trouble else ""))
+        sys.stdout.write("".join(klog))
+        sys.stdout.flush()
+    return rc

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""The VM runner's console relay (testbed/vm.py vm_exec()): the guest
+kernel's messages are kept aside and shown only when the VM died, timed
+out or the kernel reported trouble, so that a guest that panics in CI
+leaves its reason in the log instead of a bare exit code 255."""
+import io
+import subprocess
+
+from testbed import vm
+
+CONSOLE = """virtme: waiting for virtiofsd to start
+[    0.000000] Linux version 6.18.15+deb13-amd64
+{"result": 1}
+[   21.463266]  ksys_write+0x6b/0xe0
+line from the command
+"""
+
+
+class _Proc:
+    def __init__(self, rc):
+        self.stdout = io.StringIO(CONSOLE)
+        self.rc = rc
+
+    def wait(self):
+        return self.rc
+
+    def kill(self):
+        pass
+
+
+def _run(monkeypatch, capsys, rc, console=CONSOLE):
+    monkeypatch.setattr(vm, "vm_kernel", lambda want=None: "/boot/vmlinuz-6.18.15+deb13-amd64")
+    monkeypatch.setattr(vm.shutil, "which", lambda name: "/usr/local/bin/vng")
+    seen = {}
+
+    def popen(cmd, **kw):
+        seen["cmd"] = cmd
+        p = _Proc(rc)
+        p.stdout = io.StringIO(console)
+        return p
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    monkeypatch.delenv("AFCD_VM_VERBOSE", raising=False)
+    got = vm.vm_exec(["script", "x.py"], [], 60)
+    return got, capsys.readouterr().out, seen["cmd"]
+
+
+def test_kernel_lines_held_back_when_the_command_exits(monkeypatch, capsys):
+    """Expected result: exit 3 with a quiet kernel: the command's lines
+    relayed, the kernel's and virtme's not; vng runs verbose with
+    loglevel=5."""
+    rc, out, cmd = _run(monkeypatch, capsys, 3)
+    assert rc == 3
+    assert '{"result": 1}' in out and "line from the command" in out
+    assert "Linux version" not in out and "virtiofsd" not in out
+    assert "--verbose" in cmd and any("loglevel=5" in a for a in cmd)
+
+
+def test_kernel_tail_shown_when_the_guest_dies(monkeypatch, capsys):
+    """Expected result: vng's 255 (no exit code: the guest panicked) shows
+    the kernel's messages after the command's output."""
+    rc, out, _ = _run(monkeypatch, capsys, 255)
+    assert rc == 255
+    assert "the guest kernel's last messages" in out
+    assert out.index("ksys_write") > out.index("line from the command")
+
+
+def test_kernel_trouble_shown_even_on_success(monkeypatch, capsys):
+    """Expected result: a WARNING in the guest kernel is shown although the
+    command exited 0."""
+    rc, out, _ = _run(monkeypatch, capsys, 0,
+                      CONSOLE + "[   30.1] WARNING: CPU: 1 PID: 7 at net/sched/sch_api.c:1\n")
+    assert rc == 0
+    assert "reported trouble" in out and "WARNING: CPU: 1" in out
