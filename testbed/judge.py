@@ -27,7 +27,7 @@ import math
 import os
 
 from . import figures as F
-from .scenario import goodput_mbps
+from .scenario import goodput_mbps, utilization
 from .workload import flow_t0
 from .stats import jain, percentile
 
@@ -40,7 +40,8 @@ def _flows_in(res):
 
 def metrics(res, fig):
     """One run's metrics, the names the checks use:
-      jain, util (long flows over the window, short flows' uploads added),
+      jain, util (what the long flows delivered within the window over
+      what the link carries in it, short flows' uploads added),
       g:GROUP (goodput of a flow group, Mbit/s), ratio:A/B, share:GROUP (of
       the rate), ratio:s2/s1each and share7 (outcast), delay_mean / _p50 /
       _p99 (the bottleneck's backlog as waiting time, ms), backlog_bytes,
@@ -62,7 +63,8 @@ def metrics(res, fig):
     for s in res.get("short_flows") or []:
         if s[2] == "U" and s[3] is not None and a <= s[0] + s[3] <= b:
             short_mbps += s[1] * 8 / 1e6 / max(b - a, 1e-9)
-    m["util"] = (sum(gp) + short_mbps) / r if r else None
+    u = utilization(_flows_in(res), a, b, r)
+    m["util"] = u + short_mbps / r if u is not None else None
     for k, v in groups.items():
         m["g:" + k] = v
         m["share:" + k] = v / r if r else None

@@ -114,7 +114,8 @@ def defaults(name):
 
 
 def goodput_mbps(flow, t_from, t_to):
-    """Mean received rate over [t_from, t_to] from the server's intervals."""
+    """Mean received rate over the part of [t_from, t_to] that the
+    server's intervals cover (the flow's own active time), Mbit/s."""
     num = den = 0.0
     for a, b, bps in flow["series"]:
         lo, hi = max(a, t_from), min(b, t_to)
@@ -122,6 +123,26 @@ def goodput_mbps(flow, t_from, t_to):
             num += bps * (hi - lo)
             den += hi - lo
     return num / den / 1e6 if den else 0.0
+
+
+def delivered_mbit(flow, t_from, t_to):
+    """What the server received within [t_from, t_to], from its intervals,
+    Mbit. The link's utilization over a window is the flows' sum of this
+    over the window's length: a sum of goodput_mbps() is not, when flows
+    are active over different parts of it (fig. 4.8's late group: the
+    early flows' mean over the whole run plus the late flows' over the
+    second half read 1.13x the link under drop-tail)."""
+    return sum(bps * max(0.0, min(b, t_to) - max(a, t_from))
+               for a, b, bps in flow["series"]) / 1e6
+
+
+def utilization(flows, t_from, t_to, rate_mbit):
+    """The flows' delivered bits within [t_from, t_to] over what the link
+    carries in it (0..1, above only by the iperf3 intervals' own jitter);
+    None without a rate or a window."""
+    if not rate_mbit or t_to <= t_from:
+        return None
+    return sum(delivered_mbit(f, t_from, t_to) for f in flows) / (rate_mbit * (t_to - t_from))
 
 
 def _mean(xs):
@@ -162,7 +183,7 @@ def summarize(raw, rate_mbit, duration_s, warmup_s, rtt_ms=None, backlog=None):
     rtts = raw["ping_rtt_ms"]
     base = min((r for _, r in rtts), default=None)
     qd = [r - base for t, r in rtts if t >= warmup_s] if base is not None else []
-    total = sum(f["goodput_mbps"] for f in flows)
+    util = utilization(flows, warmup_s, duration_s, rate_mbit)
     groups = {}
     for f in flows:
         g = groups.setdefault(f.get("group", f["name"]), {"cc": f["cc"], "flows": 0,
@@ -179,8 +200,8 @@ def summarize(raw, rate_mbit, duration_s, warmup_s, rtt_ms=None, backlog=None):
         "flows": flows,
         "groups": groups,
         "jain": jain(long_lived),
-        "utilization": total / rate_mbit if rate_mbit else None,
-        "goodput_total_mbps": total,
+        "utilization": util,
+        "goodput_total_mbps": util * rate_mbit if util is not None else None,
         "base_rtt_ms": base,
         "ping_samples": len(rtts),
         "queue_delay_ms": {"p50": percentile(qd, 50), "p95": percentile(qd, 95),

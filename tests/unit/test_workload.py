@@ -6,7 +6,9 @@ receivers seemed to get 1.26x the link when the late flows' intervals
 were placed at their configured start)."""
 import time
 
-from testbed import judge, workload
+import pytest
+
+from testbed import judge, scenario, workload
 from testbed.figures import BY_ID
 
 SS = """0      0      198.18.9.2:5201     198.18.1.2:40100
@@ -59,11 +61,33 @@ def _flow(name, group, start, began, series):
 def test_late_flow_measured_from_its_real_start():
     """Expected result: fig. 4.8's window is the second half from the late
     group's start + 5 s (35-60 s of 60). A late flow that began at 40 s
-    (its intervals already placed there) is judged from 41 s, so the sum
-    of goodputs is the link's 8 Mbit/s, not more."""
-    early = _flow("e", "early1", 0.0, 0.1, [(0.1, 60.1, 4e6)])
+    (its intervals already placed there) has its goodput from 41 s, and
+    the link's utilization over the window is what both delivered in it:
+    1.0 (the early flow alone at 8 Mbit/s until 41 s, then 4 each), not
+    more."""
+    early = _flow("e", "early1", 0.0, 0.1, [(0.1, 41.0, 8e6), (41.0, 60.1, 4e6)])
     late = _flow("l", "late1", 30.0, 40.0, [(40.0, 41.0, 0.0), (41.0, 61.0, 4e6)])
     res = {"duration_s": 60.0, "warmup_s": 10.0, "rate_mbit": 8.0, "flows": [early, late],
            "rtt_ms": 125.0}
     m = judge.metrics(res, BY_ID["4.8"])
     assert abs(m["util"] - 1.0) < 1e-9, m["util"]
+    assert abs(m["g:late1"] - 4.0) < 1e-9, m
+
+
+def test_utilization_of_staggered_flows():
+    """Expected result: an early flow at 1.0 Mbit/s over [0, 30] s and 0.5
+    over [30, 60], a late flow at 0.5 over [30, 60], on a 1 Mbit/s link:
+    utilization 1.0 over the whole run and over the second half. The sum
+    of each flow's mean over its own active time (0.75 + 0.5) reads 1.25:
+    the fault fig. 4.8 showed. A gap in a flow's intervals counts as
+    nothing delivered."""
+    early = {"series": [(t, t + 1, 1e6 if t < 30 else 0.5e6) for t in range(60)]}
+    late = {"series": [(t, t + 1, 0.5e6) for t in range(30, 60)]}
+    assert scenario.utilization([early, late], 0, 60, 1.0) == pytest.approx(1.0)
+    assert scenario.utilization([early, late], 30, 60, 1.0) == pytest.approx(1.0)
+    assert scenario.goodput_mbps(early, 0, 60) + scenario.goodput_mbps(late, 0, 60) == \
+        pytest.approx(1.25)
+    gap = {"series": [(t, t + 1, 1e6) for t in range(60) if not 20 <= t < 30]}
+    assert scenario.utilization([gap], 0, 60, 1.0) == pytest.approx(50 / 60)
+    assert scenario.utilization([gap], 10, 10, 1.0) is None
+    assert scenario.utilization([gap], 0, 60, 0) is None
