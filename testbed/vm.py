@@ -107,7 +107,7 @@ def in_vm():
 # of virtme-ng's and the boot loader's own chatter before the command runs
 KERNEL_LINE = re.compile(r"^(\[\s*\d+\.\d+\] |virtme|fuse: |Probing EDD|Memory KASLR|"
                          r"Poking KASLR)")
-GUEST_KERNEL_TAIL = 60
+GUEST_KERNEL_TAIL = 200   # an oops with its header, two stacks and the panic line
 # what in the guest kernel's messages is worth showing even when the VM
 # exits 0
 KERNEL_TROUBLE = re.compile(r"Kernel panic|Oops|BUG:|WARNING:|Call Trace|hung_task")
