@@ -266,7 +266,7 @@ def test_loader_qdisc_backend(tmp_path):
     r = vm_script("qdisc_loader_check.py", "qdisc_loader.json", str(tmp_path),
                   kernel=QDISC_KERNEL,
                   known_panic="the open crash in netif_rx_internal() under veth_xmit() "
-                  "from a qdisc run (1 of 3-5 runs on 6.18.15 under TCG)")
+                  "from a qdisc run (2 of 17 runs on 6.18.15 under TCG)")
     print(r)
     a = r["attached"]
     assert a["kind"] == "afcd" and a["hook"] == "qdisc" and a["ops_pinned"], a
