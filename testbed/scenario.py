@@ -129,9 +129,7 @@ def delivered_mbit(flow, t_from, t_to):
     """What the server received within [t_from, t_to], from its intervals,
     Mbit. The link's utilization over a window is the flows' sum of this
     over the window's length: a sum of goodput_mbps() is not, when flows
-    are active over different parts of it (fig. 4.8's late group: the
-    early flows' mean over the whole run plus the late flows' over the
-    second half read 1.13x the link under drop-tail)."""
+    are active over different parts of it (fig. 4.8's late group)."""
     return sum(bps * max(0.0, min(b, t_to) - max(a, t_from))
                for a, b, bps in flow["series"]) / 1e6
 
