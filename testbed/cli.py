@@ -49,7 +49,8 @@ from .report import (DEMO_QDISC_SCHEMES, DEMO_REPEAT, DEMO_SCENARIOS, DEMO_SCHEM
                      load_results,
                      make_plots, report)
 from .runs import CAL_SCENARIO, calibrate, heaviest, run_many, say
-from .vm import in_vm, kernel_has_bpf_qdisc, kernel_has_qdiscs, qdisc_kernel, vm_exec
+from .vm import (hold_jump_labels, in_vm, kernel_has_bpf_qdisc, kernel_has_qdiscs, qdisc_kernel,
+                 vm_exec)
 
 ROOT = nslib.ROOT
 
@@ -103,6 +104,8 @@ def main():
     ap.add_argument("--judge", metavar="DIR", default=None,
                     help="reproduce: judge and plot DIR's results again, on the host")
     args = ap.parse_intermixed_args()
+    if in_vm():
+        hold_jump_labels()
     if args.cmd == "reproduce":
         return reproduce_main(args)
     if args.rate != "auto":

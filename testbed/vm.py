@@ -8,6 +8,7 @@ import glob
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -101,6 +102,34 @@ def kernel_has_bpf_qdisc():
 
 def in_vm():
     return os.environ.get("AFCD_IN_VM") == "1"
+
+
+# Jump labels (static keys) that the tests would flip while packets flow.
+# The kernel flips one by patching its code, with an int3 in place for a
+# moment; under TCG, a vCPU then runs into that int3 after the patch is
+# over ("Oops: int3" in netif_rx_internal() or
+# __netif_receive_skb_core(), "Fatal exception in interrupt"): a
+# socket's SO_TIMESTAMP flipping netstamp_needed_key under a UDP flood
+# panicked the 6.18 guest in 8 s, with no qdisc or program of this
+# project (2026-11-25). Each ping's start and exit flips that key (the
+# first and the last socket with SO_TIMESTAMP), and the first and the
+# last clsact or tcx hook flip ingress_needed_key and egress_needed_key.
+# The guest holds them on from before the first packet: a test's flip
+# then only counts.
+SO_TIMESTAMP = 29      # asm-generic/socket.h (SO_TIMESTAMP_OLD); Python lacks it
+_held = []
+
+
+def hold_jump_labels():
+    """In the guest: netstamp_needed_key held on by a socket with
+    SO_TIMESTAMP kept open for this process's life, the ingress and
+    egress keys by a clsact qdisc on the root namespace's lo."""
+    if _held:
+        return
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMP, 1)
+    _held.append(s)
+    subprocess.run(["tc", "qdisc", "replace", "dev", "lo", "clsact"], capture_output=True)
 
 
 # a line of the guest kernel's console (printk's "[    1.234567] "), or

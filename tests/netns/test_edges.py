@@ -3,6 +3,7 @@
 local user would: pins or the program removed under a running loader,
 pins the operator cannot read, /metrics under slow and pipelining clients,
 numbers and config files that only look right."""
+import json
 import os
 import subprocess
 import time
@@ -294,3 +295,24 @@ def test_qdisc_backend_rate_is_optional(pair, args, err):
         assert r.returncode == 1 and len(lines) == 1, r.stderr
         assert want in lines[0], lines
     assert (tc_state(a, "v0"), nslib.pins()) == before
+
+
+def test_vm_guest_holds_its_jump_labels(pair):
+    """testbed/vm.py hold_jump_labels(), which the VM's guest runs first:
+    a socket with SO_TIMESTAMP on (netstamp_needed_key held) kept for the
+    process's life, and a clsact qdisc on lo (the ingress and egress
+    keys); in namespace a here, where it touches nothing else."""
+    code = ("import json, socket, subprocess\n"
+            "from testbed import vm\n"
+            "vm.hold_jump_labels()\n"
+            "vm.hold_jump_labels()\n"
+            "s = vm._held\n"
+            "q = json.loads(subprocess.run(['tc', '-j', 'qdisc', 'show', 'dev', 'lo'],\n"
+            "               capture_output=True, text=True).stdout)\n"
+            "print(json.dumps({'held': len(s), 'ts': s[0].getsockopt(socket.SOL_SOCKET,\n"
+            "                  vm.SO_TIMESTAMP), 'kinds': [x['kind'] for x in q]}))\n")
+    out = in_ns(pair[0], ["/usr/bin/python3", "-c", code],
+                      env=dict(os.environ, PYTHONPATH=nslib.ROOT)).stdout
+    r = json.loads(out)
+    assert r["held"] == 1 and r["ts"] == 1, r
+    assert "clsact" in r["kinds"], r
