@@ -422,11 +422,15 @@ def one_line(res):
     fl = "  ".join("%s %.1f" % (f["name"], f["goodput_mbps"]) for f in res["flows"])
     q = res["queue_delay_ms"]
     cpu = res.get("cpu", {})
-    line = ("%-10s %-9s | %s Mbit/s | Jain %.3f util %.0f%% | qdelay p50 %.1f p99 %.1f ms"
-            " | guest %.0f%% busy" %
+    line = ("%-10s %-9s | %s Mbit/s | Jain %.3f util %.0f%% | qdelay p50 %.1f p99 %.1f ms" %
             (res["scenario"], res["label"], fl, res["jain"] or 0,
-             100 * (res["utilization"] or 0), q["p50"] or 0, q["p99"] or 0,
-             100 * (cpu.get("guest_busy") or 0)))
+             100 * (res["utilization"] or 0), q["p50"] or 0, q["p99"] or 0))
+    # the ping's figures are whole ms above 100 ms of RTT; the backlog's
+    # are not quantised
+    bl = res.get("backlog_delay_ms") or {}
+    if bl.get("p50") is not None:
+        line += " (backlog p50 %.1f p99 %.1f)" % (bl["p50"], bl["p99"])
+    line += " | guest %.0f%% busy" % (100 * (cpu.get("guest_busy") or 0))
     if cpu.get("loader_busy") is not None:
         line += ", loader %.1f%%" % (100 * cpu["loader_busy"])
     if not res.get("valid", True):

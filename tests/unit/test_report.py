@@ -2,7 +2,7 @@
 """The testbed's report: a run marked invalid (it measured the machine,
 not the scheme) is shown and counted but left out of the means that the
 table, the targets and the plots use."""
-from testbed import report
+from testbed import report, scenario
 
 
 def _run(scheme, rep, cubic, udp, jain, valid=True, why=()):
@@ -91,3 +91,15 @@ def test_cost_of_fairness_from_the_counters():
     rows = report.cost_table(agg).splitlines()
     assert rows[2].split(" | ")[3:] == ["5.0%", "6.0%", "4.0%", "1.0%", "1.8% |"], rows
     assert report.cost_table(report.aggregate([_run("pfifo", 1, 10, 20, 0.9)])) == ""
+
+
+def test_progress_line_gives_the_backlog_beside_the_ping():
+    """scenario.one_line(): the ping's delay is whole ms above 100 ms of
+    RTT, so the line adds the sampled backlog's, when there is one."""
+    r = {"scenario": "fig3.3", "label": "AFCD", "flows": [{"name": "cubic", "goodput_mbps": 9.5}],
+         "jain": 0.99, "utilization": 0.93, "queue_delay_ms": {"p50": 1.0, "p99": 5.0},
+         "backlog_delay_ms": {"p50": 2.34, "p99": 9.06}, "cpu": {"guest_busy": 0.31}}
+    assert "qdelay p50 1.0 p99 5.0 ms (backlog p50 2.3 p99 9.1) | guest 31% busy" in \
+        scenario.one_line(r)
+    r["backlog_delay_ms"] = {"p50": None, "p99": None}
+    assert "backlog" not in scenario.one_line(r)
