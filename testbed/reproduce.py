@@ -185,11 +185,16 @@ def run(figs, out, mode, which, resume, rate_arg, repeat=None):
                 else float(rate_arg)
         else:
             rates[cell] = calibrate_cell(cell, out, mode, resume)
+    # each chapter's rate and how it was chosen, under its own keys: a
+    # chapter run later into the same directory leaves the other's
+    per_ch = {}
+    for cell, ch in (("wan", 3), ("dcn", 4)):
+        if cell in rates:
+            per_ch.update({"rate%d" % ch: rates[cell], "rate_arg%d" % ch: rate_arg})
     write_context(out, mode=mode, schemes=which, kernel=os.uname().release,
                   emulation="KVM" if os.environ.get("AFCD_VM_KVM") == "1" else "TCG",
-                  rate3=rates.get("wan"), rate4=rates.get("dcn"), rate_arg=rate_arg,
-                  repeats=repeat or F.MODES[mode]["repeat"],
-                  started=time.strftime("%Y-%m-%d %H:%M"))
+                  rate_arg=rate_arg, repeats=repeat or F.MODES[mode]["repeat"],
+                  started=time.strftime("%Y-%m-%d %H:%M"), **per_ch)
     failed = 0
     for i, (f, s, rep) in enumerate(runs):
         rate = rates[f.cell]
@@ -235,6 +240,7 @@ def judge_all(figs, out, which=None):
         d = os.path.join(out, "fig" + f.id)
         os.makedirs(d, exist_ok=True)
         fctx = dict(ctx, rate_mbit=M.rate_mbit, rtt_ms=M.rtt_ms,
+                    rate_arg=ctx.get("rate_arg%d" % f.chapter, ctx.get("rate_arg", "auto")),
                     duration_s=(runs[0]["duration_s"] if runs else None),
                     warmup_s=(runs[0]["warmup_s"] if runs else None),
                     kernel=(runs[0]["kernel"] if runs else ctx.get("kernel")))

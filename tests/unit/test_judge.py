@@ -191,21 +191,23 @@ def test_report_from_json_alone(tmp_path):
     """Expected result: --judge on a directory of run JSONs (no VM) writes
     the figure's markdown with the verdicts, its verdict.json, the top
     report with the tally; figures without runs are NOT-RUN; judging twice
-    gives the same verdicts."""
+    gives the same verdicts; a chapter's rate is "calibrated" or "given"
+    by its own run (rate_arg3), not by the other chapter's."""
     d = tmp_path / "fig3.3"
     d.mkdir()
     for r in _fig33(BASE33, DELAY33):
         (d / ("fig3.3-%s-r%d.json" % (r["scheme"], r["repeat"]))).write_text(json.dumps(r))
     (tmp_path / "context.json").write_text(json.dumps({"mode": "default", "rate3": R,
                                                        "kernel": "6.1.0-test",
-                                                       "schemes": "default", "repeats": 3}))
+                                                       "schemes": "default", "repeats": 3,
+                                                       "rate_arg": "8", "rate_arg3": "auto"}))
     figs = F.select("3.3,3.4,3.5")
     rows = reproduce.judge_all(figs, str(tmp_path))
     by = {r["figure"]: r["verdict"] for r in rows}
     assert by["3.3"]["text"] == "PASS" and by["3.5"]["text"] == "NOT-RUN"
     md = (tmp_path / "fig3.3" / "fig3.3.md").read_text()
     assert "Scaled reproduction, not a 10 Gb/s replication" in md
-    assert "| claim | AFCD fair" in md and "35 Mbit/s" in md
+    assert "| claim | AFCD fair" in md and "35 Mbit/s (calibrated)" in md
     top = (tmp_path / "reproduction.md").read_text()
     assert "PASS" in top and "NOT-RUN" in top and "Tally:" in top
     again = reproduce.judge_all(figs, str(tmp_path))
