@@ -136,10 +136,13 @@ def hold_jump_labels():
             "attach or detach under load can panic this guest" % r.stderr.strip())
 
 
-# a line of the guest kernel's console (printk's "[    1.234567] "), or
-# of virtme-ng's and the boot loader's own chatter before the command runs
-KERNEL_LINE = re.compile(r"^(\[\s*\d+\.\d+\] |virtme|fuse: |Probing EDD|Memory KASLR|"
-                         r"Poking KASLR)")
+# a line of the guest kernel's console, or of virtme-ng's and the boot
+# loader's own chatter before the command runs. printk's prefix is
+# "[%5lu.%06lu]" (kernel/printk/printk.c print_time()), with
+# "[    T123]" after it under CONFIG_PRINTK_CALLER: always six decimals,
+# so a script's own "[1.5] ..." is not taken for the kernel's
+KERNEL_LINE = re.compile(r"^(\[\s*\d+\.\d{6}\](\[\s*[TC]\d+\])? |virtme|fuse: |"
+                         r"Probing EDD|Memory KASLR|Poking KASLR)")
 GUEST_KERNEL_TAIL = 200   # an oops with its header, two stacks and the panic line
 # what in the guest kernel's messages is worth showing even when the VM
 # exits 0

@@ -68,6 +68,16 @@ def test_kernel_trouble_shown_even_on_success(monkeypatch, capsys):
     """Expected result: a WARNING in the guest kernel is shown although the
     command exited 0."""
     rc, out, _ = _run(monkeypatch, capsys, 0,
-                      CONSOLE + "[   30.1] WARNING: CPU: 1 PID: 7 at net/sched/sch_api.c:1\n")
+                      CONSOLE + "[   30.100000] WARNING: CPU: 1 PID: 7 at net/sched/sch_api.c:1\n")
     assert rc == 0
     assert "reported trouble" in out and "WARNING: CPU: 1" in out
+
+
+def test_script_lines_that_look_timed_are_relayed(monkeypatch, capsys):
+    """Expected result: a command's own "[1.5] ..." line is relayed (only
+    printk's six-decimal prefix marks a kernel line), and a kernel line
+    with CONFIG_PRINTK_CALLER's "[    T1]" is still held back."""
+    rc, out, _ = _run(monkeypatch, capsys, 0,
+                      CONSOLE + "[1.5] flips 100\n[    2.000001][    T1] Run /init\n")
+    assert rc == 0
+    assert "[1.5] flips 100" in out and "Run /init" not in out
