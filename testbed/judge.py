@@ -93,7 +93,7 @@ def metrics(res, fig):
     sh = res.get("short") or {}
     m["fct_p50"] = (sh.get("fct_ms") or {}).get("p50")
     m["fct_p99"] = (sh.get("fct_ms") or {}).get("p99")
-    nl = [x.get("n_long") for x in res.get("afcd_series") or [] if x["t"] >= w and
+    nl = [x.get("n_long") for x in res.get("afcd_series") or [] if w <= x["t"] <= d and
           x.get("n_long") is not None]
     m["n_long"] = sum(nl) / len(nl) if nl else None
     m["t_half"] = _t_half(res)

@@ -305,12 +305,13 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
         series, stop = [], threading.Event()
 
         def sample():  # the program's estimates over time (ours only; a process
-            t0 = time.time()  # each: under TCG every spawn costs tens of ms of CPU)
+            # each: under TCG every spawn costs tens of ms of CPU), "t" in
+            # time.time() seconds until the workload's t0 rebases it
             while not stop.wait(ESTIMATE_PERIOD_S):
                 st = b.afcd_stats(flows=False)
                 if st:
                     e, q = st["estimates"], st["queue"]
-                    series.append({"t": round(time.time() - t0, 2), "m_fair": e["m_fair"],
+                    series.append({"t": time.time(), "m_fair": e["m_fair"],
                                    "waterline": e.get("waterline"), "n": e["n_flows"],
                                    "n_long": e.get("n_long"), "ctrl": e["ctrl_milli"] / 1000,
                                    "arrival_mbps": e.get("arrival_bps", 0) / 1e6,
@@ -359,14 +360,18 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
            "loader_params": b.loader_params() if scheme in bottleneck.OURS else None,
            "backlog_sampler_error": sampler.error}
     res.update(summarize(raw, rate_mbit, duration_s, warmup_s, rtt_ms, backlog))
+    # the series on the workload's clock, as the flows' intervals and the
+    # ping: the sampler starts before the senders and stops after them
+    for s in series:
+        s["t"] = round(s["t"] - raw["t0"], 2)
     res["afcd_stats"] = afcd_stats
     res["afcd_series"] = series
     res["qdisc_stats"] = qdisc
     res["bpf_cost"] = cost
     res["map_memlock_bytes"] = memory
     res.update(measured)
-    res["overlimit_share_after_warmup"] = _overlimit_share(series, warmup_s)
-    res["cost_after_warmup"] = _cost_of_fairness(series, warmup_s)
+    res["overlimit_share_after_warmup"] = _overlimit_share(series, warmup_s, duration_s)
+    res["cost_after_warmup"] = _cost_of_fairness(series, warmup_s, duration_s)
     res["valid"], res["invalid_reasons"] = validity.judge(res)
     res["repeat"] = repeat
     res["wall_s"] = round(time.time() - t_start, 1)
@@ -382,11 +387,19 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
     return res
 
 
-def _overlimit_share(series, warmup_s):
+def _metrics_window(series, warmup_s, duration_s):
+    """The samples of the series within the metrics' window, [warm-up,
+    duration] on the workload's clock (the window of utilization and
+    goodput): before it the flows start, after it they have stopped and
+    the virtual queue idles."""
+    return [s for s in series if warmup_s <= s["t"] <= duration_s]
+
+
+def _overlimit_share(series, warmup_s, duration_s):
     """Horizon drops as a share of all drops after the warm-up (ours only;
     None without drops): the fairness module should keep the queue off the
     horizon, where drops hit every flow alike."""
-    after = [s for s in series if s["t"] >= warmup_s]
+    after = _metrics_window(series, warmup_s, duration_s)
     if len(after) < 2:
         return None
     ovl = after[-1]["overlimit_drop"] - after[0]["overlimit_drop"]
@@ -394,14 +407,15 @@ def _overlimit_share(series, warmup_s):
     return ovl / (ovl + aqm) if ovl + aqm else None
 
 
-def _cost_of_fairness(series, warmup_s):
-    """Where the link goes under our schemes, after the warm-up (None
-    without two samples): the share of the time the virtual queue stood
+def _cost_of_fairness(series, warmup_s, duration_s):
+    """Where the link goes under our schemes, in the metrics' window (None
+    without two samples in it): the share of the time the virtual queue stood
     empty (its rate left unused), and drops by reason per packet offered
     (admitted + dropped): the drop law, the fair-rate policer (part of
     the drop law's), the horizon; and the policer's CE marks (ecn on: an
     ECN-capable packet it marks instead of dropping) per packet offered."""
-    after = [s for s in series if s["t"] >= warmup_s and s.get("idle_ns") is not None]
+    after = [s for s in _metrics_window(series, warmup_s, duration_s)
+             if s.get("idle_ns") is not None]
     if len(after) < 2 or after[-1]["t"] <= after[0]["t"]:
         return None
     a, b = after[0], after[-1]

@@ -66,7 +66,7 @@ def test_all_valid_unchanged():
 
 
 def test_cost_of_fairness_from_the_counters():
-    """Expected result: over the samples after the warm-up, the virtual
+    """Expected result: over the samples in [warm-up, duration], the virtual
     queue's idle share is the idle time over the elapsed time, and each
     drop reason is a share of the packets offered (admitted + dropped),
     the policer's counted apart from the rest of the drop law's; the
@@ -78,13 +78,16 @@ def test_cost_of_fairness_from_the_counters():
                "overlimit_drop": 0},
               {"t": 11.0, "idle_ns": 6e8, "passed": 990, "aqm_drop": 110, "police_drop": 44,
                "overlimit_drop": 10, "police_mark": 18}]
-    c = scenario._cost_of_fairness(series, 1.0)
+    # after the run (t 18, past the 15-s duration) the senders have
+    # stopped: the queue idles, and that is not a cost of fairness
+    tail = dict(series[-1], t=18.0, idle_ns=3.6e9)
+    c = scenario._cost_of_fairness(series + [tail], 1.0, 15.0)
     assert abs(c["vq_idle"] - 0.05) < 1e-9
     assert abs(c["aqm_drop"] - 0.06) < 1e-9
     assert abs(c["police_drop"] - 0.04) < 1e-9
     assert abs(c["overlimit_drop"] - 0.01) < 1e-9
     assert abs(c["police_mark"] - 0.018) < 1e-9
-    assert scenario._cost_of_fairness(series[:1], 0) is None
+    assert scenario._cost_of_fairness(series[:1], 0, 15.0) is None
     r = dict(_run("afcd", 1, 17.0, 17.0, 1.0), cost_after_warmup=c)
     agg = report.aggregate([r, dict(r, repeat=2)])
     assert agg[0]["cost_after_warmup"]["vq_idle"] == c["vq_idle"]
