@@ -519,20 +519,33 @@ int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_r
 			break;
 		}
 		case EV_UDP: {
-			__u8 buf[PKT_MAX];
-			int len, ce = 0;
-			__u64 dep;
+			/* e.sent: the next datagram's own time (Poisson gaps: a
+			 * strictly periodic sender phase-locks with the EDT
+			 * queue, tests/bpf/test_fair.c); with a pacing timer,
+			 * every datagram due by its firing goes at e.t */
+			__u64 tick = (__u64)(c->udp_tick_s * 1e9);
 
-			frame_of(&s, e.flow, LOOP_FRAME, 17, buf, &len);
-			dep = send_frame(buf, len, e.t, &ce);
-			f[e.flow].sent += e.t >= s.warm;
-			if (dep)
-				in_window(&s, e.flow, release_at(&s, dep), LOOP_FRAME);
-			else
-				f[e.flow].dropped += e.t >= s.warm;
-			/* Poisson gaps: a strictly periodic sender phase-locks
-			 * with the EDT queue (tests/bpf/test_fair.c) */
-			e.t += (__u64)(-log(uniform()) * LOOP_FRAME * 8.0 / f[e.flow].rate_bps * 1e9);
+			if (!e.sent)
+				e.sent = e.t;
+			while (e.sent <= e.t) {
+				__u8 buf[PKT_MAX];
+				int len, ce = 0;
+				__u64 dep;
+
+				frame_of(&s, e.flow, LOOP_FRAME, 17, buf, &len);
+				dep = send_frame(buf, len, e.t, &ce);
+				f[e.flow].sent += e.t >= s.warm;
+				if (dep)
+					in_window(&s, e.flow, release_at(&s, dep), LOOP_FRAME);
+				else
+					f[e.flow].dropped += e.t >= s.warm;
+				e.sent += (__u64)(-log(uniform()) * LOOP_FRAME * 8.0 /
+						  f[e.flow].rate_bps * 1e9) + 1;
+				if (!tick)
+					break;
+			}
+			e.t = !tick ? e.sent : e.t - e.t % tick + tick +
+			      (__u64)(-log(uniform()) * c->udp_late_mean_s * 1e9);
 			push(e);
 			break;
 		}

@@ -14,7 +14,8 @@
  * per round trip, loss found by three later deliveries or a timeout
  * (RFC 6298: 200 ms floor, as Linux), ECN (RFC 3168: a CE mark echoed one
  * RTT later reduces the window as a loss does, without a retransmission);
- * constant-rate senders with Poisson gaps (UDP); and a ping at 100 Hz,
+ * constant-rate senders with Poisson gaps (UDP), each datagram at its own
+ * time or in the bursts of a late pacing timer; and a ping at 100 Hz,
  * whose sojourns are the queueing delay the testbed's ping measures.
  * Receivers acknowledge every packet, or every second one (ack_every 2:
  * Linux's delayed ACK, 40 ms timer, at once while a loss is outstanding);
@@ -63,6 +64,11 @@ struct loop_cfg {
 	int ack_every;            /* the receivers' delayed ACK: 2 (Linux), or 0/1: every packet */
 	double late_mean_s;       /* the enforcing qdisc's timer fires late by an exponential
 				   * time of this mean and releases what is due (0: on time) */
+	double udp_tick_s;        /* the UDP senders send what is due when their pacing timer
+				   * fires, every udp_tick_s (iperf3's 1 ms), late by an
+				   * exponential time of mean udp_late_mean_s (a guest's
+				   * timers under TCG); 0: each datagram at its own time */
+	double udp_late_mean_s;
 };
 
 struct loop_res {
