@@ -115,6 +115,7 @@ struct loop_run_state {
 	size_t ping_n;
 	__u64 ping_lost;
 	__u64 fire_t;             /* the last firing of the enforcing qdisc's timer */
+	__u64 police_seen;        /* the policer's drop counter at the last drop */
 };
 
 #define DELACK (40 * MS)          /* Linux's TCP_DELACK_MIN */
@@ -192,6 +193,17 @@ static __u64 send_frame(const __u8 *buf, int len, __u64 now, int *ce)
 	return o.tstamp > now ? o.tstamp : now;
 }
 
+/* After a drop: whether the policer made it (its counter moved since the
+ * last drop; nothing else changes the drop counters between sends). */
+static int policed(struct loop_run_state *s)
+{
+	__u64 p = get_queue(1).stats[AFCD_S_POLICE_DROP];
+	int moved = p != s->police_seen;
+
+	s->police_seen = p;
+	return moved;
+}
+
 static void in_window(struct loop_run_state *s, int i, __u64 t_dep, int bytes)
 {
 	if (t_dep >= s->warm && t_dep < s->end)
@@ -230,8 +242,8 @@ static void tcp_send(struct loop_run_state *s, int i, __u64 now)
 			receive(s, i, seq, now, release_at(s, dep), ce);
 		} else {
 			s->f[i].dropped += late;
+			s->f[i].policed += policed(s) && late;
 			t->lost[t->lost_tail++ % LOOP_RING] = seq;
-
 		}
 	}
 	if (t->inflight && !t->rto_armed)
@@ -488,6 +500,7 @@ int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_r
 			  .type = EV_PING });
 	next_refresh = T0;
 	scan_next = T0;
+	s.police_seen = get_queue(1).stats[AFCD_S_POLICE_DROP];
 	while (heap_n) {
 		struct ev e = pop();
 
@@ -537,8 +550,10 @@ int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_r
 				f[e.flow].sent += e.t >= s.warm;
 				if (dep)
 					in_window(&s, e.flow, release_at(&s, dep), LOOP_FRAME);
-				else
+				else {
 					f[e.flow].dropped += e.t >= s.warm;
+					f[e.flow].policed += policed(&s) && e.t >= s.warm;
+				}
 				e.sent += (__u64)(-log(uniform()) * LOOP_FRAME * 8.0 /
 						  f[e.flow].rate_bps * 1e9) + 1;
 				if (!tick)
@@ -643,9 +658,10 @@ void loop_print(const char *what, const struct loop_flow *f, int n, const struct
 	       (unsigned long long)r->aqm_drop, (unsigned long long)r->overlimit_drop,
 	       (unsigned long long)r->marks);
 	for (i = 0; i < n; i++)
-		printf("%s%s %.2f (cwnd %.0f, drop %.2f%%, mark %llu, red %llu, rto %llu)",
-		       i ? ", " : "", kinds[f[i].kind], f[i].goodput_bps / 1e6, f[i].cwnd_mean,
-		       f[i].sent ? 100.0 * f[i].dropped / f[i].sent : 0.0,
+		printf("%s%s %.2f (cwnd %.0f, drop %.2f%%, policer's %llu, mark %llu, red %llu, "
+		       "rto %llu)", i ? ", " : "", kinds[f[i].kind], f[i].goodput_bps / 1e6,
+		       f[i].cwnd_mean, f[i].sent ? 100.0 * f[i].dropped / f[i].sent : 0.0,
+		       (unsigned long long)f[i].policed,
 		       (unsigned long long)f[i].marked, (unsigned long long)f[i].reductions,
 		       (unsigned long long)f[i].timeouts);
 	printf(" Mbit/s\n");

@@ -43,6 +43,7 @@ struct loop_flow {
 	/* results over [warm_s, secs] */
 	double goodput_bps;       /* bytes delivered (admitted by the program) */
 	__u64 sent, dropped, marked; /* packets */
+	__u64 policed;            /* of dropped, those the fair-rate policer dropped */
 	__u64 reductions, timeouts;  /* window reductions (loss or CE), RTOs, over the
 				      * whole run */
 	double cwnd_mean;         /* packets, mean over ACKs after warm_s */
