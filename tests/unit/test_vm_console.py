@@ -10,6 +10,7 @@ from testbed import vm
 
 CONSOLE = """virtme: waiting for virtiofsd to start
 [    0.000000] Linux version 6.18.15+deb13-amd64
+afcd-testbed: guest up
 {"result": 1}
 [   21.463266]  ksys_write+0x6b/0xe0
 line from the command
@@ -51,7 +52,7 @@ def test_kernel_lines_held_back_when_the_command_exits(monkeypatch, capsys):
     rc, out, cmd = _run(monkeypatch, capsys, 3)
     assert rc == 3
     assert '{"result": 1}' in out and "line from the command" in out
-    assert "Linux version" not in out and "virtiofsd" not in out
+    assert "Linux version" not in out and "virtiofsd" not in out and "guest up" not in out
     assert "--verbose" in cmd and any("loglevel=5" in a for a in cmd)
 
 
@@ -60,7 +61,7 @@ def test_kernel_tail_shown_when_the_guest_dies(monkeypatch, capsys):
     the kernel's messages after the command's output."""
     rc, out, _ = _run(monkeypatch, capsys, 255)
     assert rc == 255
-    assert "the guest kernel's last messages" in out
+    assert "the guest kernel's last messages" in out and "died while booting" not in out
     assert out.index("ksys_write") > out.index("line from the command")
 
 
@@ -81,3 +82,56 @@ def test_script_lines_that_look_timed_are_relayed(monkeypatch, capsys):
                       CONSOLE + "[1.5] flips 100\n[    2.000001][    T1] Run /init\n")
     assert rc == 0
     assert "[1.5] flips 100" in out and "Run /init" not in out
+
+
+BOOT_PANIC = """virtme: waiting for virtiofsd to start
+[    1.884873] Oops: int3: 0000 [#1] SMP NOPTI
+[    1.885840] RIP: 0010:sched_clock_cpu+0x9/0x1f0
+[    1.890165] Kernel panic - not syncing: Fatal exception in interrupt
+"""
+
+
+def _boots(monkeypatch, capsys, consoles):
+    """vm_exec() over a VM whose boots print consoles[i] and exit with
+    its code, in turn; returns vm_exec()'s code, the output and the number
+    of boots."""
+    monkeypatch.setattr(vm, "vm_kernel", lambda want=None: "/boot/vmlinuz-6.18.15+deb13-amd64")
+    monkeypatch.setattr(vm.shutil, "which", lambda name: "/usr/local/bin/vng")
+    boots = []
+
+    def popen(cmd, **kw):
+        text, rc = consoles[len(boots)]
+        boots.append(cmd)
+        p = _Proc(rc)
+        p.stdout = io.StringIO(text)
+        return p
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    monkeypatch.delenv("AFCD_VM_VERBOSE", raising=False)
+    rc = vm.vm_exec(["run", "x"], [], 60)
+    return rc, capsys.readouterr().out, len(boots)
+
+
+def test_a_guest_dead_while_booting_is_booted_again(monkeypatch, capsys):
+    """Expected result: a guest kernel that panics before the command's
+    first line (vng's 255) is booted again, saying so, and the second
+    boot's exit code is returned; the marker line itself is not relayed."""
+    rc, out, n = _boots(monkeypatch, capsys, [
+        (BOOT_PANIC, 255), (vm.GUEST_UP + "\n" + '{"result": 1}\n', 0)])
+    assert (rc, n) == (0, 2)
+    assert "died while booting" in out and "sched_clock_cpu" in out
+    assert '{"result": 1}' in out and vm.GUEST_UP not in out
+
+
+def test_a_guest_dead_after_the_command_began_is_not_retried(monkeypatch, capsys):
+    """Expected result: a panic after the command's first line (ours may
+    have caused it) fails at once with 255 and its kernel messages."""
+    rc, out, n = _boots(monkeypatch, capsys, [
+        (vm.GUEST_UP + "\n" + BOOT_PANIC, 255), ("", 0)])
+    assert (rc, n) == (255, 1)
+    assert "died while booting" not in out and "Fatal exception" in out
+
+
+def test_booting_is_tried_twice_at_most(monkeypatch, capsys):
+    """Expected result: two boots that die both fail, with 255."""
+    rc, out, n = _boots(monkeypatch, capsys, [(BOOT_PANIC, 255)] * 3)
+    assert (rc, n) == (255, vm.BOOT_TRIES)
