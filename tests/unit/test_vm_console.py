@@ -30,19 +30,10 @@ class _Proc:
 
 
 def _run(monkeypatch, capsys, rc, console=CONSOLE):
-    monkeypatch.setattr(vm, "vm_kernel", lambda want=None: "/boot/vmlinuz-6.18.15+deb13-amd64")
-    monkeypatch.setattr(vm.shutil, "which", lambda name: "/usr/local/bin/vng")
-    seen = {}
-
-    def popen(cmd, **kw):
-        seen["cmd"] = cmd
-        p = _Proc(rc)
-        p.stdout = io.StringIO(console)
-        return p
-    monkeypatch.setattr(subprocess, "Popen", popen)
-    monkeypatch.delenv("AFCD_VM_VERBOSE", raising=False)
-    got = vm.vm_exec(["script", "x.py"], [], 60)
-    return got, capsys.readouterr().out, seen["cmd"]
+    """vm_exec() over one boot that prints console and exits rc; returns
+    vm_exec()'s code, the output and vng's command line."""
+    got, out, _, cmds = _boots(monkeypatch, capsys, [(console, rc)])
+    return got, out, cmds[0]
 
 
 def test_kernel_lines_held_back_when_the_command_exits(monkeypatch, capsys):
@@ -93,8 +84,8 @@ BOOT_PANIC = """virtme: waiting for virtiofsd to start
 
 def _boots(monkeypatch, capsys, consoles):
     """vm_exec() over a VM whose boots print consoles[i] and exit with
-    its code, in turn; returns vm_exec()'s code, the output and the number
-    of boots."""
+    its code, in turn; returns vm_exec()'s code, the output, the number
+    of boots and vng's command lines."""
     monkeypatch.setattr(vm, "vm_kernel", lambda want=None: "/boot/vmlinuz-6.18.15+deb13-amd64")
     monkeypatch.setattr(vm.shutil, "which", lambda name: "/usr/local/bin/vng")
     boots = []
@@ -107,15 +98,15 @@ def _boots(monkeypatch, capsys, consoles):
         return p
     monkeypatch.setattr(subprocess, "Popen", popen)
     monkeypatch.delenv("AFCD_VM_VERBOSE", raising=False)
-    rc = vm.vm_exec(["run", "x"], [], 60)
-    return rc, capsys.readouterr().out, len(boots)
+    rc = vm.vm_exec(["script", "x.py"], [], 60)
+    return rc, capsys.readouterr().out, len(boots), boots
 
 
 def test_a_guest_dead_while_booting_is_booted_again(monkeypatch, capsys):
     """Expected result: a guest kernel that panics before the command's
     first line (vng's 255) is booted again, saying so, and the second
     boot's exit code is returned; the marker line itself is not relayed."""
-    rc, out, n = _boots(monkeypatch, capsys, [
+    rc, out, n, _ = _boots(monkeypatch, capsys, [
         (BOOT_PANIC, 255), (vm.GUEST_UP + "\n" + '{"result": 1}\n', 0)])
     assert (rc, n) == (0, 2)
     assert "died while booting" in out and "sched_clock_cpu" in out
@@ -125,7 +116,7 @@ def test_a_guest_dead_while_booting_is_booted_again(monkeypatch, capsys):
 def test_a_guest_dead_after_the_command_began_is_not_retried(monkeypatch, capsys):
     """Expected result: a panic after the command's first line (ours may
     have caused it) fails at once with 255 and its kernel messages."""
-    rc, out, n = _boots(monkeypatch, capsys, [
+    rc, out, n, _ = _boots(monkeypatch, capsys, [
         (vm.GUEST_UP + "\n" + BOOT_PANIC, 255), ("", 0)])
     assert (rc, n) == (255, 1)
     assert "died while booting" not in out and "Fatal exception" in out
@@ -133,5 +124,5 @@ def test_a_guest_dead_after_the_command_began_is_not_retried(monkeypatch, capsys
 
 def test_booting_is_tried_twice_at_most(monkeypatch, capsys):
     """Expected result: two boots that die both fail, with 255."""
-    rc, out, n = _boots(monkeypatch, capsys, [(BOOT_PANIC, 255)] * 3)
+    rc, out, n, _ = _boots(monkeypatch, capsys, [(BOOT_PANIC, 255)] * 3)
     assert (rc, n) == (255, vm.BOOT_TRIES)
