@@ -252,6 +252,13 @@ def reproduce_main(args):
         _, est = reproduce.plan(figs, args.mode, which, repeat)
         timeout = args.vm_timeout if "--vm-timeout" in sys.argv else int(1.5 * est + 1800)
         rc = vm_exec(argv, [out], timeout, args.kernel)
+        if rc in (124, 255):
+            # the guest hung or died (TCG: README, Known limits): the runs
+            # it finished are kept, the others run in a new VM, once
+            say("afcd-testbed reproduce: the VM %s (exit %d); once more for the runs it did "
+                "not finish (--resume)" % ("hung" if rc == 124 else "died", rc))
+            rc = vm_exec(argv + ([] if args.resume else ["--resume"]), [out], timeout,
+                         args.kernel)
         reproduce.judge_all(figs, out, which)
         return rc
     nslib.ensure_bpffs()

@@ -4,7 +4,9 @@ kernel's messages are kept aside and shown only when the VM died, timed
 out or the kernel reported trouble, so that a guest that panics in CI
 leaves its reason in the log instead of a bare exit code 255."""
 import io
+import os
 import subprocess
+import time
 
 from testbed import vm
 
@@ -22,7 +24,12 @@ class _Proc:
         self.stdout = io.StringIO(CONSOLE)
         self.rc = rc
 
+    pid = None
+
     def wait(self):
+        return self.rc
+
+    def poll(self):
         return self.rc
 
     def kill(self):
@@ -126,3 +133,74 @@ def test_booting_is_tried_twice_at_most(monkeypatch, capsys):
     """Expected result: two boots that die both fail, with 255."""
     rc, out, n, _ = _boots(monkeypatch, capsys, [(BOOT_PANIC, 255)] * 3)
     assert (rc, n) == (255, vm.BOOT_TRIES)
+
+
+def test_a_silent_guest_is_killed_at_its_timeout(capsys):
+    """Expected result: a VM whose command started and then prints nothing
+    (a hung guest) is killed at timeout_s, though no line arrives to
+    wake the console's reader: exit 124, said so, and the process that
+    held the console open (qemu's place) killed with its group."""
+    t0 = time.monotonic()
+    rc, up = vm._boot(["sh", "-c", "echo '%s'; sleep 60 & echo $!; wait" % vm.GUEST_UP], 1.5)
+    took = time.monotonic() - t0
+    out = capsys.readouterr().out
+    assert (rc, up) == (124, True) and took < 20, (rc, up, took)
+    assert "did not finish within 1 s" in out
+    child = int(out.split()[0])
+    time.sleep(0.2)
+    try:
+        os.kill(child, 0)
+        alive = open("/proc/%d/stat" % child).read().split()[2] != "Z"
+    except (ProcessLookupError, FileNotFoundError):
+        alive = False
+    assert not alive, "the console's holder outlived the timeout"
+
+
+def test_a_guest_silent_while_booting_is_booted_again(monkeypatch, capsys):
+    """Expected result: a boot that prints nothing for BOOT_TIMEOUT_S (a
+    guest kernel that hangs before the command) is killed and booted
+    again, saying so; the second boot's exit code is returned."""
+    monkeypatch.setattr(vm, "vm_kernel", lambda want=None: "/boot/vmlinuz-6.18.15+deb13-amd64")
+    monkeypatch.setattr(vm.shutil, "which", lambda name: "/usr/local/bin/vng")
+    monkeypatch.setattr(vm, "BOOT_TIMEOUT_S", 1)
+    boots = []
+    real = subprocess.Popen
+
+    def popen(cmd, **kw):
+        boots.append(cmd)
+        sh = "sleep 60" if len(boots) == 1 else "echo '%s'; echo done" % vm.GUEST_UP
+        return real(["sh", "-c", sh], **kw)
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    t0 = time.monotonic()
+    rc = vm.vm_exec(["script", "x.py"], [], 60)
+    out = capsys.readouterr().out
+    assert (rc, len(boots)) == (0, 2) and time.monotonic() - t0 < 30
+    assert "did not start its command within 1 s" in out and "hung while booting" in out
+    assert "done" in out
+
+
+def test_reproduce_runs_what_a_dead_vm_left_once_more(monkeypatch, tmp_path):
+    """Expected result: `reproduce` whose VM dies (255) or hangs (124)
+    boots one more VM with --resume (the finished runs kept), and no
+    third; the second VM's exit code is returned."""
+    from testbed import cli, reproduce
+    for first, second, boots in ((255, 0, 2), (124, 255, 2), (0, 0, 1), (1, 0, 1)):
+        calls = []
+
+        def fake_exec(argv, rwdirs, timeout_s, kernel=None):
+            calls.append(list(argv))
+            return (first, second)[len(calls) - 1]
+        monkeypatch.setattr(cli, "vm_exec", fake_exec)
+        monkeypatch.setattr(cli, "need_vm", lambda args: True)
+        monkeypatch.setattr(reproduce, "judge_all", lambda *a, **k: None)
+        monkeypatch.setattr(cli.nslib, "AFCD", "/bin/sh")
+        monkeypatch.setattr(cli.os, "geteuid", lambda: 0)
+        monkeypatch.setattr(cli.sys, "argv", ["afcd-testbed", "reproduce", "4.3", "--mode",
+                                              "quick", "--rate", "20", "--out",
+                                              str(tmp_path)])
+        rc = cli.main()
+        assert len(calls) == boots, (first, calls)
+        assert rc == (second if boots == 2 else first)
+        assert "--resume" not in calls[0]
+        if boots == 2:
+            assert calls[1] == calls[0] + ["--resume"]
