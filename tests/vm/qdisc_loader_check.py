@@ -29,7 +29,7 @@ from testbed.netns import in_ns, ns_cmd
 
 RATE_MBIT = 20.0
 UDP_MBIT = 40.0
-SECONDS = 12
+SECONDS = 16
 OPS_PIN = os.path.join(nslib.PIN_DIR, "afcd_qdisc_ops")
 
 
@@ -77,7 +77,7 @@ def load(s, d):
     rates = []
     for sv in srv:
         r = json.loads(sv.communicate(timeout=60)[0])
-        iv = [x["sum"]["bits_per_second"] for x in r["intervals"]][3:]
+        iv = [x["sum"]["bits_per_second"] for x in r["intervals"]][4:]
         rates.append(sum(iv) / len(iv) / 1e6 if iv else 0.0)
     return {"tcp_mbps": rates[0], "udp_mbps": rates[1],
             "ping_ms_p50": rtts[len(rtts) // 2] if rtts else None,

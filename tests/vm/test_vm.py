@@ -191,8 +191,8 @@ def test_reproduce_smoke(tmp_path):
     directory gives the same verdicts."""
     out = str(tmp_path / "repro")
     r = subprocess.run(TESTBED + ["reproduce", "4.3,4.4", "--mode", "quick",
-                        "--schemes", "pfifo,fall", "--rate", "20", "--out", out],
-                       timeout=900)
+                        "--schemes", "pfifo,fall", "--rate", "20", "--out", out,
+                        "--vm-timeout", "400"], timeout=880)
     assert r.returncode == 0
     runs = sorted(n for n in os.listdir(os.path.join(out, "fig4.3")) if n.endswith("-r1.json"))
     assert runs == ["fig4.3-fall-r1.json", "fig4.3-pfifo-r1.json"], runs
@@ -243,7 +243,7 @@ def test_loader_qdisc_backend(tmp_path):
     rate 20mbit` registers the qdisc (every program verified, its link
     pinned), makes it s0's root qdisc and
     `afcd stats` says hook qdisc; afcd and tc count the same packets; a CUBIC flow against a 40 Mbit/s UDP
-    flood gets at least 40 % of its 10 Mbit/s share, the flood at most 75 %
+    flood gets at least 35 % of its 10 Mbit/s share, the flood at most 75 %
     of the link, with drops counted by the drop law or the policer, and a
     ping through the loaded queue waits at most 100 ms more than idle (a
     FIFO of the qdisc's 10,240 packets would hold seconds) and the mean
@@ -269,7 +269,7 @@ def test_loader_qdisc_backend(tmp_path):
     # IPv6 ND) than the other: a miscount would differ by far more
     assert abs(c["tc_sent"] - c["afcd_passed"]) <= 2, c
     ld, fair = r["load"], r["rate_mbit"] / 2
-    assert ld["tcp_mbps"] >= 0.4 * fair, ld
+    assert ld["tcp_mbps"] >= 0.35 * fair, ld
     assert ld["udp_mbps"] <= 0.75 * r["rate_mbit"], ld
     assert ld["queue"]["aqm_drop"] + ld["queue"]["police_drop"] > 0, ld
     idle = min(r["idle_ping_ms"])
