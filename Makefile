@@ -120,7 +120,7 @@ test-netns: all
 	$(Q)$(PYTHON) -m pytest -q tests/netns
 
 test-vm: all
-	$(Q)$(PYTHON) -m pytest -q -s tests/vm
+	$(Q)$(PYTHON) -m pytest -q -s --durations=0 tests/vm
 
 bench: all
 	$(Q)$(OUT)/afcd-bench
