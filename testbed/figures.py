@@ -228,14 +228,14 @@ def ratio_le(M, s, metric, thr, what=None):
     v = M.mean(s, metric)
     if v is None:
         return None, "%s: no data" % s
-    return v <= thr, "%s %s %s <= %s" % (s, what or metric, _fmt(v), _fmt(thr))
+    return v <= thr, "%s %s %s (asked <= %s)" % (s, what or metric, _fmt(v), _fmt(thr))
 
 
 def ratio_ge(M, s, metric, thr, what=None):
     v = M.mean(s, metric)
     if v is None:
         return None, "%s: no data" % s
-    return v >= thr, "%s %s %s >= %s" % (s, what or metric, _fmt(v), _fmt(thr))
+    return v >= thr, "%s %s %s (asked >= %s)" % (s, what or metric, _fmt(v), _fmt(thr))
 
 
 def all_of(*parts):
@@ -440,8 +440,8 @@ def near(M, a, b, metric, margin):
     if va is None or vb is None:
         return None, "%s vs %s: no data" % (a, b)
     m = max(margin, M.margin(a, b, metric))
-    return abs(va - vb) <= m, "%s %s %s within %s of %s's %s" % (
-        a, metric, _fmt(va), _fmt(m), b, _fmt(vb))
+    return abs(va - vb) <= m, "%s %s %s, %s's %s (asked within %s)" % (
+        a, metric, _fmt(va), b, _fmt(vb), _fmt(m))
 
 
 def _many_checks(prev=None):
@@ -520,8 +520,8 @@ def near_other(M, s, metric, fid, margin):
     a, b = M.mean(s, metric), M.other(fid, s, metric)
     if a is None or b is None:
         return None, "%s %s: no data here or in %s" % (s, metric, fid)
-    return abs(a - b) <= margin, "%s %s %s within %s of %s's %s" % (
-        s, metric, _fmt(a), _fmt(margin), fid, _fmt(b))
+    return abs(a - b) <= margin, "%s %s %s, %s's %s (asked within %s)" % (
+        s, metric, _fmt(a), fid, _fmt(b), _fmt(margin))
 
 
 _add(Figure(
@@ -675,8 +675,8 @@ def near_mean(M, s, others, metric, margin):
     if v is None or not vals:
         return None, "%s: no data" % s
     m = sum(vals) / len(vals)
-    return abs(v - m) <= margin, "%s %s %s within %s of the peers' mean %s" % (
-        s, metric, _fmt(v), _fmt(margin), _fmt(m))
+    return abs(v - m) <= margin, "%s %s %s, the peers' mean %s (asked within %s)" % (
+        s, metric, _fmt(v), _fmt(m), _fmt(margin))
 
 
 _add(Figure(

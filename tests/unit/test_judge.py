@@ -170,6 +170,9 @@ def test_a_claim_that_fails():
     assert _checks(v)[("AFCD fair", "project")] == "PASS"
     assert v["verdict"]["text"] == "PARTIAL" and v["verdict"]["project"] == "PASS"
     assert abs(M.mean("afcd-paper", "share:cubic") - 0.05) < 1e-6
+    # the failed check's line gives the number and the bound it missed
+    nums = {(c["id"], c["variant"]): c["numbers"] for c in v["checks"]}
+    assert "afcd-paper CUBIC / R 0.050 (asked >= 0.400)" in nums[("AFCD fair", "text")]
 
 
 def test_staggered_window_and_convergence():
