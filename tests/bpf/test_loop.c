@@ -20,18 +20,21 @@ static struct loop_cfg demo_cfg(__u32 algo, double rtt_s)
 	return c;
 }
 
-/* AFCD_LOOP="algo rtt_ms secs kinds" (kinds: c cubic, r reno, uN udp at
- * N x the rate, e.g. "cu1.5"): one run printed, nothing checked; for
+/* AFCD_LOOP="algo rtt_ms secs kinds" (kinds, up to EXPLORE_FLOWS: c cubic,
+ * r reno, C and R the same ECN-capable, uN udp at N x the rate, e.g.
+ * "cu1.5"): one run printed, nothing checked; for
  * trying a change of the decision in seconds. AFCD_LOOP_RATE (Mbit/s),
  * _ACK_EVERY, _LATE_MS (the enforcing timer), _UDP_TICK_MS and
  * _UDP_LATE_MS (the UDP senders' pacing timer), _SEED, _FLAGS, _ECN
  * change demo_cfg()'s. */
+#define EXPLORE_FLOWS 32   /* fig. 3.7's 30 flows; the loop takes LOOP_MAXF */
+
 static void test_loop_explore(void)
 {
 	const char *spec = getenv("AFCD_LOOP");
 	char algo[16], kinds[64], *p;
 	double rtt_ms, secs;
-	struct loop_flow f[16];
+	struct loop_flow f[EXPLORE_FLOWS];
 	struct loop_res r;
 	struct loop_cfg c;
 	int n = 0;
@@ -63,7 +66,7 @@ static void test_loop_explore(void)
 	c.secs = secs;
 	c.warm_s = secs / 3;
 	memset(f, 0, sizeof(f));
-	for (p = kinds; *p && n < 16; p++) {
+	for (p = kinds; *p && n < EXPLORE_FLOWS; p++) {
 		if (*p == 'c' || *p == 'r' || *p == 'C' || *p == 'R') {
 			f[n].kind = (*p == 'c' || *p == 'C') ? LOOP_CUBIC : LOOP_RENO;
 			f[n++].ect = *p == 'C' || *p == 'R';
