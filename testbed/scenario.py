@@ -283,6 +283,8 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
     short = _at(wl.short, rate_mbit)
     t_start = time.time()
     base = tag or "%s-%s" % (name, scheme)
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)     # the loader's log goes there first
     with topo_mod.Topology(kind, senders=max([f.sender for f in flows] +
                                              ([short.sender] if short else [])) + 1,
                            rtt_ms=rtt_ms, rto_min_ms=_at(wl.rto_min_ms, rate_mbit),
@@ -380,7 +382,6 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
         res["queue_delay_samples_ms"] = []
         res["backlog_samples"] = []
     if out_dir:
-        os.makedirs(out_dir, exist_ok=True)
         with open(os.path.join(out_dir, "%s%s.json" % (
                 base, "" if repeat is None else "-r%d" % repeat)), "w") as fh:
             json.dump(res, fh, indent=1)

@@ -91,3 +91,27 @@ def test_utilization_of_staggered_flows():
     assert scenario.utilization([gap], 0, 60, 1.0) == pytest.approx(50 / 60)
     assert scenario.utilization([gap], 10, 10, 1.0) is None
     assert scenario.utilization([gap], 0, 60, 0) is None
+
+
+def test_out_dir_made_before_the_loader_writes_there(monkeypatch, tmp_path):
+    """Expected result: scenario.run() into a directory that does not exist
+    yet makes it before the topology (and the loader, whose log goes
+    there) is set up: `reproduce` with a fixed rate into a fresh --out
+    failed every run of ours with ENOENT on NAME.loader.log."""
+    out = tmp_path / "fresh" / "fig3.7"
+    seen = []
+
+    class Topo:
+        def __init__(self, *a, **kw):
+            pass
+
+        def __enter__(self):
+            seen.append(out.is_dir())
+            raise RuntimeError("stop here")
+
+        def __exit__(self, *a):
+            return False
+    monkeypatch.setattr(scenario.topo_mod, "Topology", Topo)
+    with pytest.raises(RuntimeError, match="stop here"):
+        scenario.run("cubic-udp", "afcd", out_dir=str(out))
+    assert seen == [True]
