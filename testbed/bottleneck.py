@@ -21,6 +21,11 @@ Variants of ours (the loader's algo and parameters):
   dctcp-k                 the same marking by the kernel (CoDel's
                           ce_threshold under HTB, CoDel itself held off),
                           to check ours against
+  afcd-g, fall-g          afcd and fall with one CoDel dropping state for
+                          the queue (`codel_state global`; each flow's
+                          target_i still decides which flows may be
+                          dropped): the schedule of the authors' code with
+                          the project's policer and exponent
   afcd-qdisc, fall-qdisc  afcd and fall as the BPF qdisc (`afcd attach
                           --backend qdisc`, paced at the rate; Linux >= 6.16
                           with CONFIG_NET_SCH_BPF: --kernel 6.18): the drop
@@ -43,6 +48,7 @@ VARIANTS = {
     "fall-paper": ("fall", ["police", "off"]),
     "afcd-ref": ("afcd", ["police", "off", "codel_state", "global", "exponent", "4"]),
     "dctcp": ("droptail", ["ecn", "on"]),
+    "afcd-g": ("afcd", ["codel_state", "global"]), "fall-g": ("fall", ["codel_state", "global"]),
     "afcd-qdisc": ("afcd", []), "fall-qdisc": ("fall", []),
 }
 # ours as the BPF qdisc rather than the EDT program over sch_fq
@@ -54,6 +60,7 @@ LABELS = {"droptail": "EDT drop-tail", "codel": "EDT CoDel", "afd": "AFD", "afcd
           "afcd-ref": "AFCD (ref. code)", "dctcp": "DCTCP", "pfifo": "drop-tail",
           "kcodel": "CoDel", "fq_codel": "fq_codel", "pie": "PIE", "red": "RED", "sfb": "SFB",
           "cake": "CAKE", "fq_pie": "fq_pie", "dctcp-k": "DCTCP (kernel marking)",
+          "afcd-g": "AFCD (global state)", "fall-g": "FaLL (global state)",
           "afcd-qdisc": "AFCD (qdisc)", "fall-qdisc": "FaLL (qdisc)"}
 # the congestion control a scheme's senders run instead of the figure's
 SENDER_CC = {"dctcp": "dctcp", "dctcp-k": "dctcp"}
