@@ -221,6 +221,10 @@ def _kill(p):
         pass
 
 
+def _on_term(signum, frame):
+    raise SystemExit(128 + signum)
+
+
 def _watch(p, timeout_s, up, fired):
     """Kill p's group once it has run timeout_s, or BOOT_TIMEOUT_S without
     GUEST_UP (up is set); fired is set when it did. Runs beside the
@@ -250,6 +254,10 @@ def _boot(cmd, timeout_s):
     klog = collections.deque(maxlen=GUEST_KERNEL_TAIL)
     trouble, up, fired = False, threading.Event(), threading.Event()
     threading.Thread(target=_watch, args=(p, timeout_s, up, fired), daemon=True).start()
+    # a SIGTERM to the testbed (kill, timeout(1), systemd) ends it through
+    # the except below, as an interrupt does, so that its VM goes with it
+    old_term = (signal.signal(signal.SIGTERM, _on_term)
+                if threading.current_thread() is threading.main_thread() else None)
     try:
         for line in p.stdout:
             if GUEST_UP in line:
@@ -265,6 +273,9 @@ def _boot(cmd, timeout_s):
     except BaseException:
         _kill(p)                # interrupted: no qemu left behind
         raise
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
     rc = p.wait()
     if fired.is_set():
         rc = 124

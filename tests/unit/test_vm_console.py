@@ -204,3 +204,27 @@ def test_reproduce_runs_what_a_dead_vm_left_once_more(monkeypatch, tmp_path):
         assert "--resume" not in calls[0]
         if boots == 2:
             assert calls[1] == calls[0] + ["--resume"]
+
+
+def test_a_terminated_testbed_takes_its_vm_with_it(tmp_path):
+    """Expected result: SIGTERM to a process relaying a VM's console
+    (kill, timeout(1), systemd stopping it) kills the VM's process group
+    too: the child that held the console open is gone, and the process
+    exits 143 (vng leads its own session, so the signal would not reach
+    it otherwise)."""
+    import signal
+    import sys
+    code = ("import sys; sys.path.insert(0, %r); from testbed import vm; "
+            "vm._boot(['sh', '-c', 'echo %s; sleep 60 & echo $!; wait'], 60)" %
+            (os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+             vm.GUEST_UP))
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    child = int(p.stdout.readline())
+    p.send_signal(signal.SIGTERM)
+    assert p.wait(timeout=20) == 143
+    time.sleep(0.2)
+    try:
+        alive = open("/proc/%d/stat" % child).read().split()[2] != "Z"
+    except FileNotFoundError:
+        alive = False
+    assert not alive, "the VM's group outlived the testbed"
