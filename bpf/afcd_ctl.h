@@ -99,6 +99,8 @@ AFCD_INLINE __u64 afcd_sb_capacity(__u32 sb_size, __u64 rate_bps, __u64 arrival_
  *  - fair_rate = fair level * the drain factor of the mean sojourn, for the
  *    policer; 0 when no flow (nor the mice aggregate) holds more than the
  *    water level: nobody is above the fair share;
+ *  - the crowd gate (afcd_gate_step()): the policer's gate for entities
+ *    near the water level, raised while the link idled as it dropped;
  *  - global_target = RTT / sqrt(N), N = flows with >= 2 samples (or the
  *    datapath's N without any), clamped [2 tx(MTU), interval].
  * The rate is afcd_rate_of(): the rate parameter, or the qdisc's measured
@@ -189,7 +191,16 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 		e->fair_level_bps = 0;
 		e->fair_rate_bps = 0;
 	}
+	e->crowd_gate_ns = afcd_gate_step(e->crowd_gate_ns,
+					  afcd_police_gate_ns(c->target_ns,
+							      afcd_algo_row(c->algo).traits &
+							      AFCD_T_GTARGET ? gt : 0),
+					  dt_ns, q->stats[AFCD_S_IDLE_NS] - e->prev_idle_ns,
+					  q->stats[AFCD_S_POLICE_DROP] - e->prev_police_drop,
+					  c->window_ns);
 out:
+	e->prev_idle_ns = q->stats[AFCD_S_IDLE_NS];
+	e->prev_police_drop = q->stats[AFCD_S_POLICE_DROP];
 	e->n_flows = n_active > 0 ? (__u32)n_active : 0;
 	e->n_long = s->n_long;
 	e->mice_samples = s->mice;

@@ -62,6 +62,8 @@ struct afcd_fair {
 	__u32 mice_samples;   /* the mice aggregate's samples */
 	__u64 gt_ns;          /* FaLL's global target */
 	__u64 fair_rate_bps;  /* 0: nobody policed */
+	__u64 crowd_gate_ns;  /* the policer's gate near the water level (afcd_gate_step());
+			       * 0: the base gate only */
 	__u8  stale;
 };
 
@@ -105,6 +107,7 @@ AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_es
 		fs->mice_samples = e->mice_samples;
 		fs->gt_ns = e->global_target_ns;
 		fs->fair_rate_bps = e->fair_rate_bps;
+		fs->crowd_gate_ns = e->crowd_gate_ns;
 		fs->stale = 0;
 		return;
 	}
@@ -128,6 +131,7 @@ AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_es
 	fs->waterline = fs->m_fair;
 	fs->mice_samples = n_mice;
 	fs->fair_rate_bps = n > 1 ? rate_bps / (__u64)n : 0;
+	fs->crowd_gate_ns = 0;
 	fs->stale = 1;
 }
 
@@ -179,6 +183,11 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 		in->police_lead_ns = c->interval_ns < c->horizon_ns / 2 ? c->interval_ns :
 				     c->horizon_ns / 2;
 		in->police_gate_ns = afcd_police_gate_ns(c->target_ns, in->law_target_ns);
+		/* an entity near the level (a crowd's flow, afcd_gate_step())
+		 * waits for the crowd gate; one far above it (a flood) does not */
+		if (fs->crowd_gate_ns > in->police_gate_ns &&
+		    (__u64)me <= (__u64)fs->waterline * AFCD_GATE_CROWD_MUL)
+			in->police_gate_ns = fs->crowd_gate_ns;
 		in->mouse = m_i <= 1;
 	}
 }

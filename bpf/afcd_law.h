@@ -599,6 +599,48 @@ AFCD_INLINE __u64 afcd_police_gate_ns(__u64 target_ns, __u64 law_target_ns)
 	return t / AFCD_POLICE_GATE_DIV;
 }
 
+/* The crowd gate: the policer's gate for entities within
+ * AFCD_GATE_CROWD_MUL times the water level, raised by the refresh step
+ * while the link idles as the policer drops. Many responsive flows with
+ * windows of a few packets (fig. 3.7's 30 flows at 20-60 ms: a fair rate
+ * times RTT below 4 packets) need a standing queue to keep the link busy:
+ * each flow's smallest window over the RTT is above its fair rate until
+ * the queue adds to the RTT. Held to the fair rate above the base gate
+ * (afcd_police_gate_ns(), target/4), their windows were cut to timeouts
+ * and the link idled (closed loop, tests/bpf/loop.h, 10 CUBIC + 20 Reno
+ * at 20 ms, 25 Mbit/s: utilization 0.89, the virtual queue idle 10 %,
+ * 12 % of the packets dropped by the policer). The step: after a refresh
+ * period of dt_ns in which the virtual queue stood idle more than
+ * 1/AFCD_GATE_IDLE_DIV of the time (idle_ns) while the policer dropped
+ * (police_drops > 0), the gate rises by base, up to AFCD_GATE_TOP_MUL *
+ * base (the smaller of target and the law's target); otherwise it falls
+ * back toward base with time constant window_ns. A flood keeps the link
+ * busy, so alone with responsive flows it never raises the gate, and in a
+ * crowd it stays above AFCD_GATE_CROWD_MUL times the level, held at the
+ * base gate (afcd_inputs()). Returns the new gate, ns, in [base, top].
+ * Source: docs/ALGORITHM.md sec. 3a. */
+#define AFCD_GATE_IDLE_DIV 64
+#define AFCD_GATE_TOP_MUL 4
+#define AFCD_GATE_CROWD_MUL 2
+AFCD_INLINE __u64 afcd_gate_step(__u64 gate_ns, __u64 base_ns, __u64 dt_ns, __u64 idle_ns,
+				 __u64 police_drops, __u64 window_ns)
+{
+	__u64 top = base_ns * AFCD_GATE_TOP_MUL, fall;
+
+	if (gate_ns < base_ns)
+		gate_ns = base_ns;
+	if (gate_ns > top)
+		gate_ns = top;
+	if (!dt_ns)
+		return gate_ns;
+	if (police_drops && idle_ns > dt_ns / AFCD_GATE_IDLE_DIV)
+		return gate_ns + base_ns > top ? top : gate_ns + base_ns;
+	if (!window_ns || dt_ns >= window_ns)
+		return base_ns;
+	fall = (gate_ns - base_ns) * dt_ns / window_ns;
+	return gate_ns - (fall ? fall : gate_ns > base_ns);
+}
+
 /* The rate the policer holds an entity of m samples to, above the water
  * level: the fair rate, and 9/8 of it for an entity within 1/8 above the
  * level (AFCD_POLICE_BAND_DIV). A responsive flow's sawtooth peaks above

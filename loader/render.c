@@ -214,6 +214,7 @@ static void render_json(const char *dev, __u32 ifindex, const char *hook,
 	ADD(je, "fair_rate_bps", U64(fs->fair_rate_bps));
 	ADD(je, "mice_samples", U64(fs->mice_samples));
 	ADD(je, "drain_milli", U64(s1->e.drain_milli));
+	ADD(je, "crowd_gate_ns", U64(s1->e.crowd_gate_ns));
 	ADD(root, "estimates", je);
 
 	jg = json_object_new_object();

@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 11u
+#define AFCD_ABI_VERSION 12u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -434,8 +434,14 @@ struct afcd_est {
 				 * min(window/2, this) as its time constant */
 	__u64 fair_level_bps;   /* the water level's rate, falling at once and rising
 				 * with time constant window: fair_rate before the drain */
+	__u64 crowd_gate_ns;    /* the policer's gate for entities within twice the water
+				 * level, ns, [target/4, target] (of the smaller of target
+				 * and the law's): raised while the link idles as the
+				 * policer drops (afcd_gate_step()) */
+	__u64 prev_idle_ns;     /* queue stats[AFCD_S_IDLE_NS] at the previous refresh */
+	__u64 prev_police_drop; /* queue stats[AFCD_S_POLICE_DROP] then */
 };
-_Static_assert(sizeof(struct afcd_est) == 136, "afcd_est ABI");
+_Static_assert(sizeof(struct afcd_est) == 160, "afcd_est ABI");
 
 /* ---- Shadow-buffer scan: map afcd_scan -----------------------------------
  * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_scan. Written by

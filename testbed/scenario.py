@@ -323,6 +323,7 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
                                    "police_drop": q.get("police_drop"),
                                    "fair_rate_mbps": e.get("fair_rate_bps", 0) / 1e6,
                                    "drain": e.get("drain_milli", 1000) / 1e3,
+                                   "crowd_gate_ms": e.get("crowd_gate_ns", 0) / 1e6,
                                    "overlimit_drop": q["overlimit_drop"],
                                    "passed": q.get("passed"),
                                    "idle_ns": q.get("idle_ns"),

@@ -204,6 +204,56 @@ static void test_loop_large_rtt(void)
 	CHECK(r.util >= rc.util - 0.03, "util %.3f, codel %.3f", r.util, rc.util);
 }
 
+/* Expected result: a crowd of 10 CUBIC and 20 Reno flows at a 20 ms base
+ * RTT on 25 Mbit/s (fig. 3.7's mix, 1.4 packets of BDP a flow): AFCD and
+ * FaLL keep utilization at least 0.96 and Jain at least 0.98 (the
+ * policer's base gate alone cut their windows to timeouts: 0.89 and
+ * 0.88, the virtual queue idle 10 %; the crowd gate, afcd_gate_step(),
+ * gives 0.99 and 0.97). With a UDP flood at 1.0x among 10 CUBIC flows the
+ * flood still meets the base gate: Jain at least 0.97 (a crowd gate for
+ * every entity let the flood hold the queue: 0.87). */
+static void test_loop_crowd(void)
+{
+	static const __u32 algos[] = { AFCD_ALGO_AFCD, AFCD_ALGO_FALL };
+	struct loop_flow f[30];
+	struct loop_res r;
+	char what[64];
+	unsigned a;
+	int i;
+
+	for (a = 0; a < 2; a++) {
+		struct loop_cfg c = demo_cfg(algos[a], 0.020);
+
+		c.rate_bps = 25e6;
+		c.secs = 60.0;
+		c.warm_s = 20.0;
+		memset(f, 0, sizeof(f));
+		for (i = 0; i < 30; i++)
+			f[i].kind = i < 10 ? LOOP_CUBIC : LOOP_RENO;
+		if (loop_run(&c, f, 30, &r)) {
+			CHECK(0, "loop_run");
+			return;
+		}
+		snprintf(what, sizeof(what), "%s, 30 flows", afcd_algo_name(algos[a]));
+		loop_print(what, f, 30, &r);
+		CHECK(r.util >= 0.96, "%s: util %.3f", what, r.util);
+		CHECK(r.jain >= 0.98, "%s: jain %.3f", what, r.jain);
+		if (algos[a] != AFCD_ALGO_AFCD)
+			continue;
+		memset(f, 0, sizeof(f));
+		for (i = 0; i < 10; i++)
+			f[i].kind = LOOP_CUBIC;
+		f[10].kind = LOOP_UDP;
+		f[10].rate_bps = c.rate_bps;
+		if (loop_run(&c, f, 11, &r)) {
+			CHECK(0, "loop_run");
+			return;
+		}
+		loop_print("afcd, 10 flows + udp 1x", f, 11, &r);
+		CHECK(r.jain >= 0.97, "10 flows + udp: jain %.3f", r.jain);
+	}
+}
+
 /* Expected result: two ECN-capable CUBIC flows against a UDP flood at 1.5x
  * under ecn on: after the warm-up the ECN flows lose (almost) nothing (at
  * most 0.05 % of their packets: the policer marks an ECN-capable packet
@@ -249,6 +299,7 @@ const struct test_case loop_tests[] = {
 	TC(test_loop_udp),
 	TC(test_loop_late_sender),
 	TC(test_loop_large_rtt),
+	TC(test_loop_crowd),
 	TC(test_loop_ecn),
 	TC(test_loop_explore),
 	{ NULL },

@@ -930,6 +930,16 @@ static void test_refresh_step(void)
 	 * horizon = 50 ms: the policer drains at 1 - 15/50 */
 	CHECK_EQ(e.drain_milli, 700);
 	CHECK_EQ(e.fair_rate_bps, 400ULL * e.arrival_bps / 2000 * 700 / 1000);
+	/* expected: the crowd gate is at the base (target / 4) until a
+	 * period in which the link idled while the policer dropped raises it
+	 * by the base: 5 ms of 10 idle, 7 policer drops */
+	CHECK_EQ(e.crowd_gate_ns, c.target_ns / 4);
+	q.stats[AFCD_S_IDLE_NS] += 5000000ULL;
+	q.stats[AFCD_S_POLICE_DROP] += 7;
+	afcd_refresh(&c, &q, &sc, &e, now + 30000000ULL);
+	CHECK_EQ(e.crowd_gate_ns, c.target_ns / 2);
+	CHECK_EQ(e.prev_police_drop, q.stats[AFCD_S_POLICE_DROP]);
+	now += 10000000ULL;
 	/* expected: with no samples the anchor is sb_size / N */
 	memset(&h, 0, sizeof(h));
 	scan_of(&h, 2000, &sc);
@@ -1137,6 +1147,62 @@ static void test_decide_policer(void)
 		v = decide_one(&c, &e, &q, NULL, 0, now, 1514, &t);
 	CHECK_EQ(v, AFCD_V_DROP_OVERLIMIT);
 	CHECK_EQ(q.stats[AFCD_S_PASSED], 8);
+}
+
+/* Expected result: the crowd gate (afcd_gate_step()) rises by the base
+ * gate per refresh period in which the link idled over 1/64 of the time
+ * while the policer dropped, up to 4x the base; otherwise it falls back
+ * toward the base with time constant window, and at once after a window.
+ * In the datapath, a flow within twice the water level waits for it
+ * before the policer holds it, and a flood does not: with the queue at
+ * 2.5 ms (between the base gate, 1.25 ms, and the crowd gate, 5 ms) the
+ * flow at 1.2x the level is never policed and the one at 3x is; without
+ * the crowd gate both are. */
+static void test_crowd_gate(void)
+{
+	const __u64 base = 1250000ULL, win = 1000000000ULL, dt = 10000000ULL;
+	struct afcd_config c = cfg(AFCD_ALGO_AFCD, 100000000ULL);
+	struct afcd_est e = { .heartbeat_ns = 1, .m_fair = 500, .waterline = 500,
+			      .fair_rate_bps = 45000000ULL };
+	struct afcd_queue q = { .n_active = 2 };
+	struct afcd_flow near = {0}, flood = {0};
+	__u64 g, now = 1000000000ULL, t;
+	int i, k, dropped[2][2] = {{0}};
+
+	CHECK_EQ(afcd_police_gate_ns(c.target_ns, 0), base);
+	/* no idle, or idle without policer drops: at the base */
+	CHECK_EQ(afcd_gate_step(0, base, dt, 0, 100, win), base);
+	CHECK_EQ(afcd_gate_step(0, base, dt, dt, 0, win), base);
+	/* idle 1/64 of the period is not enough; just over it is */
+	CHECK_EQ(afcd_gate_step(base, base, dt, dt / 64, 1, win), base);
+	CHECK_EQ(afcd_gate_step(base, base, dt, dt / 64 + 1, 1, win), 2 * base);
+	for (g = base, i = 0; i < 10; i++)
+		g = afcd_gate_step(g, base, dt, dt / 2, 3, win);
+	CHECK_EQ(g, 4 * base);
+	/* falls with time constant window: 3 base * dt / win off */
+	CHECK_EQ(afcd_gate_step(4 * base, base, dt, 0, 0, win), 4 * base - 3 * base * dt / win);
+	CHECK_EQ(afcd_gate_step(4 * base, base, win, 0, 0, win), base);
+	CHECK_EQ(afcd_gate_step(base + 1, base, 1, 0, 0, win), base);   /* never stuck above */
+	CHECK_EQ(afcd_gate_step(9 * base, base, 0, 0, 0, win), 4 * base);  /* clamped, dt 0 */
+
+	for (k = 0; k < 2; k++) {
+		e.crowd_gate_ns = k ? 0 : 4 * base;
+		memset(&near, 0, sizeof(near));
+		memset(&flood, 0, sizeof(flood));
+		for (i = 0; i < 2000; i++, now += 60000) {
+			e.heartbeat_ns = now;
+			q.t_last_ns = now + 2 * base;
+			dropped[k][0] += decide_one(&c, &e, &q, &near, 600, now, 1500, &t) ==
+					 AFCD_V_DROP_POLICE;
+			q.t_last_ns = now + 2 * base;
+			dropped[k][1] += decide_one(&c, &e, &q, &flood, 1500, now, 1500, &t) ==
+					 AFCD_V_DROP_POLICE;
+		}
+	}
+	CHECK(dropped[0][0] == 0 && dropped[0][1] > 1000, "crowd gate: near %d, flood %d",
+	      dropped[0][0], dropped[0][1]);
+	CHECK(dropped[1][0] > 1000 && dropped[1][1] > 1000, "base gate: near %d, flood %d",
+	      dropped[1][0], dropped[1][1]);
 }
 
 /* The four stages of afcd_decide() one by one, each against what it alone
@@ -1644,6 +1710,7 @@ int main(int argc, char **argv)
 	TEST(test_fair_now_fallback);
 	TEST(test_fall_fallback_cached);
 	TEST(test_decide_policer);
+	TEST(test_crowd_gate);
 	TEST(test_decide_stages);
 	TEST(test_gc_idle);
 	TEST(test_qdisc_helpers);
