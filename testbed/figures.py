@@ -493,6 +493,9 @@ _add(Figure(
                   ratio_ge(M, s, "jain", (M.other("3.7", s, "jain") or 0) - 0.01),
                   ratio_ge(M, s, "util", (M.other("3.7", s, "util") or 0) - 0.01))
                   for s in P3_of(V)]), roles=["AFCD"]),
+        claim("throughput", "AFCD has throughput performance as good as other AQM schemes",
+              lambda M, V: all_of(*[near(M, V["AFCD"], b, "util", 0.05)
+                                    for b in ("red", "kcodel")]), roles=["AFCD"]),
     ],
     rate_notes="at 60 ms CUBIC loses its cubic region at this rate: the improvement comes "
                "from the congestion controls, true and uninformative about AFCD"))
