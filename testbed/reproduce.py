@@ -236,6 +236,13 @@ def judge_all(figs, out, which=None):
         verdict, M = judge.judge_figure(f, runs, repeats, others=metrics_of, planned=planned)
         metrics_of[f.id] = M
         if f not in figs:
+            # judged before and not asked now: its last verdict stays in
+            # the top-level report (judging one figure must not drop the rest)
+            try:
+                with open(os.path.join(out, "fig" + f.id, "verdict.json")) as fh:
+                    rows.append(json.load(fh))
+            except (OSError, ValueError):
+                pass
             continue
         d = os.path.join(out, "fig" + f.id)
         os.makedirs(d, exist_ok=True)

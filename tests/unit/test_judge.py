@@ -216,6 +216,12 @@ def test_report_from_json_alone(tmp_path):
     again = reproduce.judge_all(figs, str(tmp_path))
     assert [r["verdict"] for r in again] == [r["verdict"] for r in rows]
     assert os.path.exists(tmp_path / "fig3.3" / "verdict.json")
+    # judging one figure keeps the others' last verdicts in the top report
+    reproduce.judge_all(F.select("3.5"), str(tmp_path))
+    top = (tmp_path / "reproduction.md").read_text()
+    assert "[3.3](fig3.3/fig3.3.md)" in top and "[3.4](fig3.4/fig3.4.md)" in top, top
+    tally = json.loads((tmp_path / "reproduction.json").read_text())["tally"]
+    assert sum(tally["text"].values()) == 3, tally
 
 
 def test_every_figure_is_registered_with_checks():
