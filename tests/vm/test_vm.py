@@ -147,10 +147,10 @@ def test_hook_follows_the_kernel(results, scheme):
     assert r["afcd_stats"]["hook"] == ("tcx" if tcx else "clsact"), (r["kernel"], tcx)
 
 
-def vm_script(script, result, out, kernel=None):
+def run_vm_script(script, out, kernel=None):
     """Run tests/vm/SCRIPT through `afcd-testbed script` (in the VM, booted
     from KERNEL's series when given) with OUT as its output directory; its
-    RESULT JSON. The output is relayed as it comes (with the tail of the
+    exit status. The output is relayed as it comes (with the tail of the
     guest kernel's console when the guest died: vng's 255)."""
     p = subprocess.Popen(TESTBED + ["script", os.path.join(ROOT, "tests", "vm", script),
                                     "--out", out] + (["--kernel", kernel] if kernel else []),
@@ -158,14 +158,35 @@ def vm_script(script, result, out, kernel=None):
                          errors="replace")
     for line in p.stdout:
         print(line, end="", flush=True)
-    rc = p.wait(timeout=900)
-    assert rc == 0
-    with open(os.path.join(out, result)) as fh:
+    return p.wait(timeout=900)
+
+
+def result_of(out, name):
+    """The result JSON NAME a VM script wrote to OUT."""
+    path = os.path.join(out, name)
+    assert os.path.exists(path), "%s not written: the check failed (output above)" % name
+    with open(path) as fh:
         return json.load(fh)
 
 
-def test_tracer_measured_sojourn_matches_prediction(tmp_path):
-    tr = vm_script("trace_check.py", "trace.json", str(tmp_path))
+def vm_script(script, result, out, kernel=None):
+    """Run tests/vm/SCRIPT (run_vm_script()), which must succeed; its
+    RESULT JSON."""
+    assert run_vm_script(script, out, kernel) == 0
+    return result_of(out, result)
+
+
+@pytest.fixture(scope="module")
+def sender_checks(tmp_path_factory):
+    """trace_check.py and pacing_check.py in one boot (sender_checks.py):
+    their output directory, from which each test reads its own result."""
+    out = str(tmp_path_factory.mktemp("sender-checks"))
+    run_vm_script("sender_checks.py", out)
+    return out
+
+
+def test_tracer_measured_sojourn_matches_prediction(sender_checks):
+    tr = result_of(sender_checks, "trace.json")
     tcp = [f for f in tr["flows"] if f["flow"].startswith("tcp") and f["packets"] > 500]
     assert len(tcp) >= 2, tr["flows"]
     for f in tcp:
@@ -217,7 +238,7 @@ def test_reproduce_smoke(tmp_path):
         assert json.load(fh)["verdict"] == v1
 
 
-def test_sender_pacing_kept(tmp_path):
+def test_sender_pacing_kept(sender_checks):
     """Expected result: on a sending host (afcd over the root sch_fq of its
     egress), SO_TXTIME datagrams stamped 8 ms apart arrive no earlier than
     their stamps, and CUBIC and BBR flows whose sockets pace at 10 Mbit/s
@@ -225,7 +246,7 @@ def test_sender_pacing_kept(tmp_path):
     rate, not the queue's (a program that replaced every stamp by the
     virtual queue's departure sent the datagrams up to 1.58 s early and
     the paced flows at the queue's rate)."""
-    res = vm_script("pacing_check.py", "pacing.json", str(tmp_path))
+    res = result_of(sender_checks, "pacing.json")
     print(res)
     tx = res["txtime"]
     assert tx["received"] >= 190, tx
