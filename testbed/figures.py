@@ -511,6 +511,10 @@ _add(Figure(
         claim("as in 3.7", "[the long flows' metrics as in 3.7]",
               lambda M, V: all_of(*[near_other(M, s, "jain", "3.7", 0.03)
                                     for s in ("afd", V["AFCD"])]), roles=["AFCD"]),
+        claim("throughput", "AFCD has similar throughput performance to other QM schemes in "
+              "the presence of short-lived TCP flows",
+              lambda M, V: all_of(*[near(M, V["AFCD"], b, "util", 0.05)
+                                    for b in ("red", "kcodel")]), roles=["AFCD"]),
         report("FCT", "[flow completion times of the short flows; the text makes no claim]",
                lambda M, V: (None, ", ".join("%s p50 %s p99 %s ms" % (
                    s, _fmt(M.mean(s, "fct_p50"), "%.0f"), _fmt(M.mean(s, "fct_p99"), "%.0f"))
