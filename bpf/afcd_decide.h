@@ -47,6 +47,9 @@ struct afcd_in {
 	__u8  ecn_on;
 	__u8  codel_global;   /* the whole queue's CoDel state decides (law codel, or
 			       * codel_state global where the algo allows it) */
+	__u8  codel_queue;    /* codel_state queue where the algo allows it: that state,
+			       * driven by the queue's sojourn against law_target
+			       * (afcd_codel_run_queue()) */
 	__u8  afd_drop;       /* algo afd: the coin says drop, p = (1 - m_fair/m_i)+ */
 	__u8  stale;          /* no fresh estimate: the datapath's fallback was used */
 	__u8  mouse;          /* m_i <= 1: policed on the mice aggregate's clock */
@@ -207,8 +210,10 @@ AFCD_INLINE void afcd_in_init(const struct afcd_config *c, __u64 now, __u32 len,
 	in->law = (__u8)row.law;
 	in->traits = row.traits;
 	in->ecn_on = !!(c->flags & AFCD_F_ECN);
+	in->codel_queue = (c->flags & AFCD_F_CODEL_QUEUE) && (row.traits & AFCD_T_GCODEL);
 	in->codel_global = row.law == AFCD_LAW_CODEL ||
-			   ((c->flags & AFCD_F_CODEL_GLOBAL) && (row.traits & AFCD_T_GCODEL));
+			   (!in->codel_queue && (c->flags & AFCD_F_CODEL_GLOBAL) &&
+			    (row.traits & AFCD_T_GCODEL));
 	in->ce_threshold_ns = c->ce_threshold_ns;
 	in->law_target_ns = c->target_ns;
 	in->target_i_ns = AFCD_TARGET_INF;
@@ -328,7 +333,9 @@ AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, const struct afcd_flow *f,
  * target_i: CoDel's law against the flow's target_i (eq. 3.14, 4.16),
  * on the flow's state machine or (codel_global) the whole queue's, gated
  * for FaLL (trait GTARGET) by the whole queue's sojourn above the global
- * target (gate 1, eq. 4.5-4.6); afd: the coin afcd_inputs() tossed.
+ * target (gate 1, eq. 4.5-4.6), and with codel_queue by the whole queue's
+ * sojourn above the law's target for every algo (afcd_codel_run_queue());
+ * afd: the coin afcd_inputs() tossed.
  * maxpacket: CoDel's, in the unit of e->backlog. The caller resets the
  * flow's state when the flow had nothing queued (afcd_codel_reset_empty()). */
 AFCD_INLINE int afcd_law(struct afcd_queue *q, struct afcd_flow *f, const struct afcd_in *in,
@@ -349,6 +356,27 @@ AFCD_INLINE int afcd_law(struct afcd_queue *q, struct afcd_flow *f, const struct
 		break;
 	default:
 		return 0;
+	}
+	if (in->codel_queue) {
+		/* one CoDel for the queue: its window and the flow's are single
+		 * words (a lost race moves a window by one packet); the state
+		 * machine is taken, one CPU at a time, only when the packet can
+		 * change it: to drop (the gate open and the flow above its
+		 * target_i) or to leave dropping (the gate closed). A packet
+		 * that finds it taken gets no verdict from it. */
+		int mine = afcd_codel_should_drop(first_above, e->t_dep_ns, e->sojourn_ns,
+						  e->backlog, target, in->interval_ns, maxpacket);
+
+		gate1 = afcd_codel_should_drop(&q->q_first_above_ns, e->t_dep_ns, e->sojourn_ns,
+					       e->backlog, in->law_target_ns, in->interval_ns,
+					       maxpacket);
+		if (gate1 ? !mine : !AFCD_READ_ONCE(q->gcv.dropping))
+			return 0;
+		if (__sync_val_compare_and_swap(&q->gcv_busy, 0, 1) != 0)
+			return 0;
+		drop = afcd_codel_run_queue(&q->gcv, gate1, mine, e->t_dep_ns, in->interval_ns);
+		__sync_fetch_and_and(&q->gcv_busy, 0);
+		return drop;
 	}
 	if (in->codel_global) {
 		/* the whole queue's state machine: one CPU at a time; another

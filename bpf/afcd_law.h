@@ -140,7 +140,8 @@ AFCD_INLINE int afcd_codel_should_drop(__u64 *first_above_ns, __u64 now,
 				       __u64 maxpacket)
 {
 	if (sojourn_ns < target_ns || backlog <= maxpacket) {
-		*first_above_ns = 0;
+		if (*first_above_ns) /* a shared window's line stays clean */
+			*first_above_ns = 0;
 		return 0;
 	}
 	if (*first_above_ns == 0) {
@@ -191,6 +192,30 @@ AFCD_INLINE int afcd_codel_decide(struct afcd_codel_vars *cv, int ok_to_drop,
 	cv->lastcount = cv->count;
 	cv->drop_next_ns = afcd_codel_control_law(now, interval_ns, cv->rec_inv_sqrt);
 	return 1;
+}
+
+/* codel_state queue: one CoDel state machine for the whole queue, whose
+ * ok_to_drop is the queue's own (gate: its sojourn above the law's target
+ * for an interval, afcd_codel_should_drop() on the queue's window), as one
+ * CoDel on the aggregate would take it (RFC 8289 sec. 5). Which packet
+ * takes a drop the schedule makes due is the fairness module's choice:
+ * only one whose flow has been above its own target_i for an interval
+ * (mine: afcd_codel_should_drop() on the flow's window, which every
+ * packet of the flow updates). A packet of a flow within its share
+ * neither drops nor moves the schedule: the drop waits for the next
+ * packet of a flow above it.
+ *   - gate closed: the state leaves dropping (the queue went below target);
+ *   - gate open, the flow not above target_i: no drop, state unchanged;
+ *   - gate open, the flow above target_i: afcd_codel_decide(ok_to_drop).
+ * Per-flow states on one FIFO all see the same sojourn, so N flows enter
+ * dropping within an interval of each other and cut N windows where one
+ * CoDel cuts one (ALGORITHM.md sec. 4). Returns 1 to drop or CE-mark. */
+AFCD_INLINE int afcd_codel_run_queue(struct afcd_codel_vars *cv, int gate, int mine,
+				     __u64 now, __u64 interval_ns)
+{
+	if (!gate)
+		return afcd_codel_decide(cv, 0, now, interval_ns);
+	return mine ? afcd_codel_decide(cv, 1, now, interval_ns) : 0;
 }
 
 /* CoDel on an empty queue: leave the dropping state and close the window

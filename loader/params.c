@@ -32,7 +32,7 @@ const struct param_def params_table[PARAMS_N] = {
 	{ "update_period", P_TIME,  POFF(update_period_ns),"refresh period of the estimates", 0 },
 	{ "stale_after",   P_TIME,  POFF(stale_after_ns),  "heartbeat age before the datapath falls back (default 1s)", 0 },
 	{ "exponent",      P_U32,   POFF(exponent),        "k in target*(m_fair/m_i)^k, 1..4 (default 3)", 0 },
-	{ "codel_state",   P_CODEL_STATE, POFF(flags),     "per-flow|global (default per-flow)", 0 },
+	{ "codel_state",   P_CODEL_STATE, POFF(flags),     "per-flow|global|queue: whose CoDel state drops (default per-flow)", 0 },
 	{ "police",        P_FLAG,  POFF(flags),           "on|off: hold flows above the fair share at the fair rate (default on)",
 	  AFCD_F_POLICE },
 	{ "isolate",       P_ISOLATE, POFF(flags),         "flows|srchost|dsthost: what the fair share is per (default flows)", 0 },
@@ -44,6 +44,12 @@ _Static_assert(sizeof(params_table) / sizeof(params_table[0]) == PARAMS_N,
 	       "PARAMS_N is the table's length");
 
 /* isolate: the name of the key the fair share is computed on. */
+const char *codel_state_name(__u32 flags)
+{
+	return (flags & AFCD_F_CODEL_QUEUE) ? "queue" :
+	       (flags & AFCD_F_CODEL_GLOBAL) ? "global" : "per-flow";
+}
+
 const char *isolate_name(__u32 flags)
 {
 	return (flags & AFCD_F_ISOLATE_SRC) ? "srchost" :
@@ -234,14 +240,16 @@ int param_set(struct params *p, const char *name, const char *val,
 		}
 		break;
 	case P_CODEL_STATE:
-		if (!strcmp(val, "global"))
-			p->c.flags |= AFCD_F_CODEL_GLOBAL;
-		else if (!strcmp(val, "per-flow") || !strcmp(val, "per_flow"))
-			p->c.flags &= ~AFCD_F_CODEL_GLOBAL;
-		else {
-			snprintf(err, errlen, "codel_state: '%s' is not per-flow or global", val);
+		if (strcmp(val, "global") && strcmp(val, "queue") && strcmp(val, "per-flow") &&
+		    strcmp(val, "per_flow")) {
+			snprintf(err, errlen, "codel_state: '%s' is not per-flow, global or queue", val);
 			return -1;
 		}
+		p->c.flags &= ~AFCD_F_CODEL_STATE;
+		if (!strcmp(val, "global"))
+			p->c.flags |= AFCD_F_CODEL_GLOBAL;
+		else if (!strcmp(val, "queue"))
+			p->c.flags |= AFCD_F_CODEL_QUEUE;
 		break;
 	}
 	p->set |= 1ULL << i;
@@ -270,7 +278,7 @@ void params_overlay(struct params *base, const struct params *top)
 		case P_CODEL_STATE:
 		case P_ISOLATE: {
 			__u32 bit = d->kind == P_FLAG ? d->bit : d->kind == P_ISOLATE ?
-				    (AFCD_F_ISOLATE_SRC | AFCD_F_ISOLATE_DST) : AFCD_F_CODEL_GLOBAL;
+				    (AFCD_F_ISOLATE_SRC | AFCD_F_ISOLATE_DST) : AFCD_F_CODEL_STATE;
 
 			base->c.flags = (base->c.flags & ~bit) | (top->c.flags & bit);
 			break;
@@ -413,7 +421,7 @@ struct json_object *params_to_json(const struct afcd_config *c)
 			j = json_object_new_boolean(!!(c->flags & d->bit));
 			break;
 		case P_CODEL_STATE:
-			j = json_object_new_string(c->flags & AFCD_F_CODEL_GLOBAL ? "global" : "per-flow");
+			j = json_object_new_string(codel_state_name(c->flags));
 			break;
 		case P_ISOLATE:
 			j = json_object_new_string(isolate_name(c->flags));

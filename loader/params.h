@@ -42,6 +42,8 @@ struct param_def {
 #define PARAMS_N 21
 extern const struct param_def params_table[PARAMS_N];
 
+/* codel_state: per-flow, global or queue (AFCD_F_CODEL_STATE's bits). */
+const char *codel_state_name(__u32 flags);
 /* isolate: the name of the key the fair share is computed on. */
 const char *isolate_name(__u32 flags);
 

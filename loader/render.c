@@ -269,7 +269,7 @@ void render_stats(const char *dev, __u32 ifindex, const char *hook, const struct
 		       "ecn %s codel_state %s\n", dev, hook, s1->c.slot,
 		       afcd_algo_name(s1->c.algo), r1, t1, t2, t3,
 		       (s1->c.flags & AFCD_F_ECN) ? "on" : "off",
-		       (s1->c.flags & AFCD_F_CODEL_GLOBAL) ? "global" : "per-flow");
+		       codel_state_name(s1->c.flags));
 		printf(" Sent %llu bytes %llu pkt (dropped %llu: aqm %llu, overlimit %llu) "
 		       "marked %llu (ce_threshold %llu)\n",
 		       (unsigned long long)q->stats[AFCD_S_PASSED_BYTES],

@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 12u
+#define AFCD_ABI_VERSION 13u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -134,7 +134,7 @@ enum afcd_trait {
 	AFCD_T_POLICE  = 1u << 1, /* the fair-rate policer applies (with police on) */
 	AFCD_T_GTARGET = 1u << 2, /* FaLL's global target RTT/sqrt(N) gates the law and is
 				   * its queue target (eq. 4.5-4.6) */
-	AFCD_T_GCODEL  = 1u << 3, /* codel_state global applies (the reference code) */
+	AFCD_T_GCODEL  = 1u << 3, /* codel_state global and queue apply */
 	AFCD_T_LIFT    = 1u << 4, /* the AFD controller only lifts m_fair above the water
 				   * level (afcd_afd_m_fair(): algo afd) */
 };
@@ -204,10 +204,19 @@ static inline __attribute__((always_inline)) struct afcd_algo_row afcd_algo_row(
 enum afcd_cfg_flags {
 	/* CE-mark ECT(0)/ECT(1) packets instead of AQM-dropping them. */
 	AFCD_F_ECN          = 1u << 0,
-	/* codel_state = global: one dropping/count/drop_next for the whole
-	 * queue, per-flow target_i and first_above_time only (reference
-	 * sch_afcodel behaviour). Default is per-flow CoDel state. */
+	/* codel_state (afcd, fall; at most one of the two bits; neither:
+	 * per-flow, the default: each flow's own CoDel state, eq. 3.14).
+	 * CODEL_GLOBAL = global: one dropping/count/drop_next for the whole
+	 * queue, per-flow target_i and first_above_time only (the reference
+	 * sch_afcodel behaviour: every packet's own window enters and leaves
+	 * the dropping state). CODEL_QUEUE = queue: one state for the whole
+	 * queue, entered and left on the queue's sojourn against the law's
+	 * target (target; FaLL's global target) as one CoDel would, each drop
+	 * it makes due taken by the next packet whose flow has been above
+	 * its target_i for an interval (afcd_codel_run_queue()). */
 	AFCD_F_CODEL_GLOBAL = 1u << 1,
+	AFCD_F_CODEL_QUEUE  = 1u << 6,
+	AFCD_F_CODEL_STATE  = AFCD_F_CODEL_GLOBAL | AFCD_F_CODEL_QUEUE,
 	/* police (afcd, fall; default on): the fairness module's enforcement.
 	 * Each flow above the fair share is held to the fair rate on its own
 	 * virtual clock (struct afcd_flow.vt_ns, advanced by len * 8e9 /

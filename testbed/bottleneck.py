@@ -26,6 +26,11 @@ Variants of ours (the loader's algo and parameters):
                           target_i still decides which flows may be
                           dropped): the schedule of the authors' code with
                           the project's policer and exponent
+  afcd-q, fall-q          afcd and fall with one CoDel state for the queue
+                          driven by the queue's own sojourn against the
+                          target (`codel_state queue`): one CoDel's drop
+                          schedule, each drop taken by a flow above its
+                          target_i
   afcd-qdisc, fall-qdisc  afcd and fall as the BPF qdisc (`afcd attach
                           --backend qdisc`, paced at the rate; Linux >= 6.16
                           with CONFIG_NET_SCH_BPF: --kernel 6.18): the drop
@@ -49,6 +54,7 @@ VARIANTS = {
     "afcd-ref": ("afcd", ["police", "off", "codel_state", "global", "exponent", "4"]),
     "dctcp": ("droptail", ["ecn", "on"]),
     "afcd-g": ("afcd", ["codel_state", "global"]), "fall-g": ("fall", ["codel_state", "global"]),
+    "afcd-q": ("afcd", ["codel_state", "queue"]), "fall-q": ("fall", ["codel_state", "queue"]),
     "afcd-qdisc": ("afcd", []), "fall-qdisc": ("fall", []),
 }
 # ours as the BPF qdisc rather than the EDT program over sch_fq
@@ -61,6 +67,7 @@ LABELS = {"droptail": "EDT drop-tail", "codel": "EDT CoDel", "afd": "AFD", "afcd
           "kcodel": "CoDel", "fq_codel": "fq_codel", "pie": "PIE", "red": "RED", "sfb": "SFB",
           "cake": "CAKE", "fq_pie": "fq_pie", "dctcp-k": "DCTCP (kernel marking)",
           "afcd-g": "AFCD (global state)", "fall-g": "FaLL (global state)",
+          "afcd-q": "AFCD (queue state)", "fall-q": "FaLL (queue state)",
           "afcd-qdisc": "AFCD (qdisc)", "fall-qdisc": "FaLL (qdisc)"}
 # the congestion control a scheme's senders run instead of the figure's
 SENDER_CC = {"dctcp": "dctcp", "dctcp-k": "dctcp"}

@@ -116,8 +116,8 @@ static void test_codel_law_in_datapath(void)
 }
 
 /* Two flows above fair share: per-flow CoDel state keeps a count per
- * flow; codel_state = global keeps one count for the queue. */
-static void codel_state_case(int global, __u32 *count_q, __u32 *count_a, __u32 *count_b,
+ * flow; codel_state = global and queue keep one count for the queue. */
+static void codel_state_case(__u32 flags, __u32 *count_q, __u32 *count_a, __u32 *count_b,
 			     int *drops)
 {
 	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
@@ -135,7 +135,7 @@ static void codel_state_case(int global, __u32 *count_q, __u32 *count_a, __u32 *
 	c.interval_ns = 20 * MS;
 	c.sample_bytes = 1;
 	c.sb_size = 100;
-	c.flags = global ? AFCD_F_CODEL_GLOBAL : 0;
+	c.flags = flags;
 	set_cfg(1, &c);
 	for (i = 0; i < 1500; i++, now += 60 * US) {
 		set_now(now);
@@ -163,11 +163,17 @@ static void test_codel_state_global_vs_per_flow(void)
 	CHECK(fa > 1 && fb > 1, "per-flow counts %u %u", fa, fb);
 	CHECK(fa + fb <= (__u32)drops, "counts %u + %u vs drops %d", fa, fb, drops);
 
-	codel_state_case(1, &q, &fa, &fb, &drops);
+	codel_state_case(AFCD_F_CODEL_GLOBAL, &q, &fa, &fb, &drops);
 	CHECK(drops > 10, "global drops %d", drops);
 	CHECK_EQ(fa, 0);
 	CHECK_EQ(fb, 0);
 	CHECK(q > 1 && q <= (__u32)drops, "global count %u drops %d", q, drops);
+
+	codel_state_case(AFCD_F_CODEL_QUEUE, &q, &fa, &fb, &drops);
+	CHECK(drops > 10, "queue drops %d", drops);
+	CHECK_EQ(fa, 0);
+	CHECK_EQ(fb, 0);
+	CHECK(q > 1 && q <= (__u32)drops, "queue count %u drops %d", q, drops);
 }
 
 /* The per-flow target from the loader's estimate: (m_fair/m_i)^3 and the

@@ -117,11 +117,13 @@ def test_live_parameter_change(pair):
     try:
         prog_before = tc_state(a, "v0")
         afcd(a, "set", "v0", "target", "2ms", "ecn", "on", "algo", "fall", "rtt", "20ms",
-             "interval", "40ms")
+             "interval", "40ms", "codel_state", "queue")
         s = afcd_stats(a, "v0", flows=False)
         c = s["config"]
-        assert (c["target_ns"], c["ecn"], c["algo"], c["rtt_ns"], c["interval_ns"]) == \
-               (2_000_000, True, "fall", 20_000_000, 40_000_000)
+        assert (c["target_ns"], c["ecn"], c["algo"], c["rtt_ns"], c["interval_ns"],
+                c["codel_state"]) == (2_000_000, True, "fall", 20_000_000, 40_000_000, "queue")
+        afcd(a, "set", "v0", "codel_state", "global")
+        assert afcd_stats(a, "v0", flows=False)["config"]["codel_state"] == "global"
         assert c["rate_bps"] == 100_000_000               # untouched
         # same program, not reattached; the loader follows the new config
         assert tc_state(a, "v0") == prog_before
@@ -393,6 +395,7 @@ BAD_CASES = [
     (["attach", "v0", "rate", "100mbit", "sample_bytes", "5000000000"], "sample_bytes"),
     (["attach", "v0", "rate", "100mbit", "window", "1000000000s"], "window"),
     (["attach", "v0", "rate", "100mbit", "isolate", "hosts"], "isolate"),
+    (["attach", "v0", "rate", "100mbit", "codel_state", "aggregate"], "codel_state"),
     (["attach", "nosuchdev0", "rate", "100mbit"], "nosuchdev0"),
     (["attach", "v0", "rate", "100mbit"], "fq"),                 # no sch_fq under it
     (["attach", "v0", "rate", "100mbit", "--install-fq"], "sch_fq"),

@@ -1207,6 +1207,69 @@ static void test_crowd_gate(void)
 
 /* The four stages of afcd_decide() one by one, each against what it alone
  * decides. */
+/* One pass of 1 s of packets 100 us apart at a constant sojourn, round
+ * robin over nf flows of which the first nh are above their share
+ * (target_i 1 ms) and the rest below it (never dropped); the drops of
+ * each flow in drops[]. Returns the drops of all. */
+static int codel_state_run(__u32 flags, __u64 sojourn, int nf, int nh, int *drops)
+{
+	struct afcd_config c = cfg(AFCD_ALGO_AFCD, 100000000ULL);
+	struct afcd_queue q = {0};
+	struct afcd_flow f[16] = {0};
+	struct afcd_in in;
+	struct afcd_edt e;
+	__u64 t = 1000000000ULL;
+	int i, all = 0;
+
+	c.flags = flags;
+	for (i = 0; i < nf; i++)
+		drops[i] = 0;
+	for (i = 0; i < 10000; i++, t += 100000) {
+		int k = i % nf;
+
+		memset(&in, 0, sizeof(in));
+		afcd_in_init(&c, t, 1500, &in);
+		in.aqm = 1;
+		in.target_i_ns = k < nh ? 1000000 : AFCD_TARGET_INF;
+		e = (struct afcd_edt){ .t_dep_ns = t + sojourn, .sojourn_ns = sojourn,
+				       .backlog = sojourn };
+		if (afcd_law(&q, &f[k], &in, &e, 121120)) {
+			drops[k]++;
+			all++;
+		}
+	}
+	return all;
+}
+
+static void test_codel_state_queue(void)
+{
+	int d_pf[16], d_q[16], d_g[16], pf, qd, i;
+
+	/* expected: with codel_state queue nothing is dropped while the
+	 * queue's sojourn (3 ms) stays below the target (5 ms), though the
+	 * heavy flows are above their own target_i (1 ms) the whole time;
+	 * per-flow states drop them */
+	CHECK_EQ(codel_state_run(AFCD_F_CODEL_QUEUE, 3000000, 10, 8, d_q), 0);
+	CHECK(codel_state_run(0, 3000000, 10, 8, d_pf) > 0, "per-flow: no drop at 3 ms");
+	/* expected: above target, one schedule for the queue: about one
+	 * CoDel's drops in a second (interval 100 ms, drops at 100 ms + the
+	 * sum of 100 ms / sqrt(k): 27 by 1 s), where
+	 * eight per-flow states make eight schedules; the two flows below
+	 * their share are never dropped in any mode */
+	pf = codel_state_run(0, 8000000, 10, 8, d_pf);
+	qd = codel_state_run(AFCD_F_CODEL_QUEUE, 8000000, 10, 8, d_q);
+	codel_state_run(AFCD_F_CODEL_GLOBAL, 8000000, 10, 8, d_g);
+	CHECK(qd >= 20 && qd <= 35, "queue: %d drops in 1 s", qd);
+	CHECK(pf >= 4 * qd, "per-flow %d drops, queue %d", pf, qd);
+	for (i = 8; i < 10; i++)
+		CHECK(!d_pf[i] && !d_q[i] && !d_g[i], "flow %d below its share dropped", i);
+	/* expected: the drops fall on the flows above their share, spread
+	 * over them rather than on one */
+	for (pf = 0, i = 0; i < 8; i++)
+		pf += d_q[i] > 0;
+	CHECK(pf >= 4, "queue: drops on %d of 8 heavy flows", pf);
+}
+
 static void test_decide_stages(void)
 {
 	struct afcd_config c = cfg(AFCD_ALGO_FALL, 100000000ULL);
@@ -1711,6 +1774,7 @@ int main(int argc, char **argv)
 	TEST(test_fall_fallback_cached);
 	TEST(test_decide_policer);
 	TEST(test_crowd_gate);
+	TEST(test_codel_state_queue);
 	TEST(test_decide_stages);
 	TEST(test_gc_idle);
 	TEST(test_qdisc_helpers);
