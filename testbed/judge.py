@@ -302,6 +302,25 @@ def banner(fig, ctx):
                 ctx.get("mode", "?"), scale, fig.rate_notes or "-"))
 
 
+def run_dates(M, schemes):
+    """The days the schemes' runs were made and the commits they ran
+    (where recorded), schemes of the same grouped: "2026-11-24 (drop-tail,
+    RED); 2026-11-26, commit ebb2942e1a2b (AFCD)" (a reader sees runs of
+    different datapaths side by side); "" without dates."""
+    from .bottleneck import LABELS
+    groups = {}
+    for s in schemes:
+        rs = M.by.get(s, [])
+        days = sorted({str(r.get("date", ""))[:10] for r in rs if r.get("date")})
+        codes = sorted({r["code"] for r in rs if r.get("code")})
+        if days:
+            key = " to ".join([days[0], days[-1]] if len(days) > 1 else days)
+            if codes:
+                key += ", commit%s %s" % ("s" if len(codes) > 1 else "", ", ".join(codes))
+            groups.setdefault(key, []).append(LABELS.get(s, s))
+    return "; ".join("%s (%s)" % (d, ", ".join(v)) for d, v in sorted(groups.items()))
+
+
 def figure_markdown(fig, verdict, M, schemes, ctx, png=None):
     out = ["# Fig. %s: %s" % (fig.id, fig.title), "", banner(fig, ctx), ""]
     if fig.runs_of:
@@ -315,6 +334,9 @@ def figure_markdown(fig, verdict, M, schemes, ctx, png=None):
     if png:
         out += ["![fig. %s](%s)" % (fig.id, os.path.basename(png)), ""]
     out += [table_markdown(fig, M, schemes), ""]
+    dated = run_dates(M, schemes)
+    if dated:
+        out += ["Runs dated " + dated + ".", ""]
     out += ["| kind | check | variant | verdict | numbers |", "|---|---|---|---|---|"]
     for c in verdict["checks"]:
         out.append("| %s | %s: \"%s\" | %s | %s | %s |" % (

@@ -224,6 +224,26 @@ def test_report_from_json_alone(tmp_path):
     assert sum(tally["text"].values()) == 3, tally
 
 
+def test_run_dates_group_the_schemes():
+    """Expected result: the report says on which days each scheme's runs
+    were made and from which commit where the runs recorded it, schemes of
+    the same together, so that runs of two datapaths side by side are
+    visible; no dates, no line."""
+    runs = _fig33(BASE33, DELAY33)
+    for r in runs:
+        r["date"] = "2026-11-26 06:10" if r["scheme"].startswith("afcd") else "2026-11-24 12:00"
+        if r["scheme"] == "afcd":
+            r["code"] = "ff00701aa0b1"
+    runs[-1]["date"] = "2026-11-25 09:00"     # fq_codel's third run a day later
+    M = judge.Metrics(F.select("3.3")[0], runs, 3)
+    d = judge.run_dates(M, ["pfifo", "afcd-paper", "afcd", "fq_codel"])
+    assert d == ("2026-11-24 (drop-tail); 2026-11-24 to 2026-11-25 (fq_codel); "
+                 "2026-11-26 (AFCD (text)); 2026-11-26, commit ff00701aa0b1 (AFCD)"), d
+    for r in runs:
+        del r["date"]
+    assert judge.run_dates(judge.Metrics(F.select("3.3")[0], runs, 3), ["pfifo"]) == ""
+
+
 def test_every_figure_is_registered_with_checks():
     """Expected result: the 14 figures of ch. 3-4, each with quotes, and a
     premise or claim for every one that has runs of its own."""
