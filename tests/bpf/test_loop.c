@@ -204,6 +204,24 @@ static void test_loop_large_rtt(void)
 	CHECK(r.util >= rc.util - 0.03, "util %.3f, codel %.3f", r.util, rc.util);
 }
 
+/* fig. 3.7's crowd, 10 CUBIC and 20 Reno flows (f: 30 of them), run on c
+ * and printed as what; 0, or -1 after a failed CHECK. */
+static int loop_crowd(const struct loop_cfg *c, struct loop_flow *f, const char *what,
+		      struct loop_res *r)
+{
+	int i;
+
+	memset(f, 0, 30 * sizeof(*f));
+	for (i = 0; i < 30; i++)
+		f[i].kind = i < 10 ? LOOP_CUBIC : LOOP_RENO;
+	if (loop_run(c, f, 30, r)) {
+		CHECK(0, "loop_run");
+		return -1;
+	}
+	loop_print(what, f, 30, r);
+	return 0;
+}
+
 /* Expected result: a crowd of 10 CUBIC and 20 Reno flows at a 20 ms base
  * RTT on 25 Mbit/s (fig. 3.7's mix, 1.4 packets of BDP a flow): AFCD and
  * FaLL keep utilization at least 0.96 and Jain at least 0.98 (the
@@ -227,15 +245,9 @@ static void test_loop_crowd(void)
 		c.rate_bps = 25e6;
 		c.secs = 60.0;
 		c.warm_s = 20.0;
-		memset(f, 0, sizeof(f));
-		for (i = 0; i < 30; i++)
-			f[i].kind = i < 10 ? LOOP_CUBIC : LOOP_RENO;
-		if (loop_run(&c, f, 30, &r)) {
-			CHECK(0, "loop_run");
-			return;
-		}
 		snprintf(what, sizeof(what), "%s, 30 flows", afcd_algo_name(algos[a]));
-		loop_print(what, f, 30, &r);
+		if (loop_crowd(&c, f, what, &r))
+			return;
 		CHECK(r.util >= 0.96, "%s: util %.3f", what, r.util);
 		CHECK(r.jain >= 0.98, "%s: jain %.3f", what, r.jain);
 		if (algos[a] != AFCD_ALGO_AFCD)
@@ -264,29 +276,16 @@ static void test_loop_crowd_queue_state(void)
 	struct loop_cfg c = demo_cfg(AFCD_ALGO_AFCD, 0.120);
 	struct loop_flow f[30];
 	struct loop_res r, rc;
-	int i;
 
 	c.rate_bps = 25e6;
 	c.secs = 60.0;
 	c.warm_s = 20.0;
 	c.flags |= AFCD_F_CODEL_QUEUE;
-	memset(f, 0, sizeof(f));
-	for (i = 0; i < 30; i++)
-		f[i].kind = i < 10 ? LOOP_CUBIC : LOOP_RENO;
-	if (loop_run(&c, f, 30, &r)) {
-		CHECK(0, "loop_run");
+	if (loop_crowd(&c, f, "afcd queue state, 30 flows, 120 ms", &r))
 		return;
-	}
-	loop_print("afcd queue state, 30 flows, 120 ms", f, 30, &r);
 	c.algo = AFCD_ALGO_CODEL;
-	memset(f, 0, sizeof(f));
-	for (i = 0; i < 30; i++)
-		f[i].kind = i < 10 ? LOOP_CUBIC : LOOP_RENO;
-	if (loop_run(&c, f, 30, &rc)) {
-		CHECK(0, "loop_run");
+	if (loop_crowd(&c, f, "codel, 30 flows, 120 ms", &rc))
 		return;
-	}
-	loop_print("codel, 30 flows, 120 ms", f, 30, &rc);
 	CHECK(r.util >= 0.96, "util %.3f", r.util);
 	CHECK(r.util >= rc.util - 0.02, "util %.3f, codel %.3f", r.util, rc.util);
 	CHECK(r.jain >= 0.98, "jain %.3f", r.jain);
