@@ -44,10 +44,36 @@ _Static_assert(sizeof(params_table) / sizeof(params_table[0]) == PARAMS_N,
 	       "PARAMS_N is the table's length");
 
 /* isolate: the name of the key the fair share is computed on. */
+#define CODEL_STATE_ROW_(name, bits) { name, bits },
+static const struct { const char *name; __u32 bits; } codel_states[] = {
+	AFCD_CODEL_STATES(CODEL_STATE_ROW_)
+};
+#undef CODEL_STATE_ROW_
+
 const char *codel_state_name(__u32 flags)
 {
-	return (flags & AFCD_F_CODEL_QUEUE) ? "queue" :
-	       (flags & AFCD_F_CODEL_GLOBAL) ? "global" : "per-flow";
+	unsigned i;
+
+	for (i = 1; i < sizeof(codel_states) / sizeof(codel_states[0]); i++)
+		if ((flags & AFCD_F_CODEL_STATE) == codel_states[i].bits)
+			return codel_states[i].name;
+	return codel_states[0].name;
+}
+
+int codel_state_bits(const char *name, __u32 *bits)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(codel_states) / sizeof(codel_states[0]); i++)
+		if (!strcmp(name, codel_states[i].name)) {
+			*bits = codel_states[i].bits;
+			return 0;
+		}
+	if (!strcmp(name, "per_flow")) {
+		*bits = 0;
+		return 0;
+	}
+	return -1;
 }
 
 const char *isolate_name(__u32 flags)
@@ -240,17 +266,16 @@ int param_set(struct params *p, const char *name, const char *val,
 		}
 		break;
 	case P_CODEL_STATE:
-		if (strcmp(val, "global") && strcmp(val, "queue") && strcmp(val, "per-flow") &&
-		    strcmp(val, "per_flow")) {
+	{
+		__u32 bits;
+
+		if (codel_state_bits(val, &bits)) {
 			snprintf(err, errlen, "codel_state: '%s' is not per-flow, global or queue", val);
 			return -1;
 		}
-		p->c.flags &= ~AFCD_F_CODEL_STATE;
-		if (!strcmp(val, "global"))
-			p->c.flags |= AFCD_F_CODEL_GLOBAL;
-		else if (!strcmp(val, "queue"))
-			p->c.flags |= AFCD_F_CODEL_QUEUE;
+		p->c.flags = (p->c.flags & ~AFCD_F_CODEL_STATE) | bits;
 		break;
+	}
 	}
 	p->set |= 1ULL << i;
 	return 0;

@@ -42,8 +42,10 @@ struct param_def {
 #define PARAMS_N 21
 extern const struct param_def params_table[PARAMS_N];
 
-/* codel_state: per-flow, global or queue (AFCD_F_CODEL_STATE's bits). */
+/* codel_state: the name of flags' AFCD_F_CODEL_STATE bits (AFCD_CODEL_STATES),
+ * and the bits of a name (-1: not one of them; per_flow is per-flow). */
 const char *codel_state_name(__u32 flags);
+int codel_state_bits(const char *name, __u32 *bits);
 /* isolate: the name of the key the fair share is computed on. */
 const char *isolate_name(__u32 flags);
 

@@ -259,6 +259,11 @@ enum afcd_cfg_flags {
 	AFCD_F_ATTACH_FLAGS = AFCD_F_QDISC | AFCD_F_FQ_INSTALLED,
 };
 
+/* codel_state's values: FN(name, the flag bits of AFCD_F_CODEL_STATE),
+ * the parameter's names in the loader and the tools, in this order. */
+#define AFCD_CODEL_STATES(FN)                                                     \
+	FN("per-flow", 0) FN("global", AFCD_F_CODEL_GLOBAL) FN("queue", AFCD_F_CODEL_QUEUE)
+
 /* ---- Counters: one list each ------------------------------------------
  * FN(ENUM, key, prometheus family, prometheus label, help). The key is the
  * counter's name in `afcd stats -j` and tools/afcd-top; the family (after

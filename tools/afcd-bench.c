@@ -28,8 +28,9 @@
  * interface, congested, fresh estimate); scaling_2cpu is the aggregate
  * packets per second on 2 CPUs divided by that on 1.
  *
- *   build/afcd-bench [-r REPEAT] [-s SAMPLES] [-n ROUNDS] [-c] [-j]     (root)
- *   -c: the scaling only
+ *   build/afcd-bench [-r REPEAT] [-s SAMPLES] [-n ROUNDS] [-S CODEL_STATE] [-c] [-j]  (root)
+ *   -c: the scaling only; -S: codel_state of every cell (per-flow, global,
+ *   queue; afcd and fall take it, docs/ALGORITHM.md sec. 4)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,6 +51,7 @@
 #include "pkt.h"
 
 static int repeat = 20000, samples = 32, rounds = 3, json, scaling_only;
+static __u32 codel_state_bits; /* -S: the config's AFCD_F_CODEL_STATE bits */
 
 static const unsigned flow_counts[] = { 1, 100, 10000, 100000 };
 #define NFC (sizeof(flow_counts) / sizeof(flow_counts[0]))
@@ -239,6 +241,7 @@ static struct afcd_bpf *afcd_open(int algo, int congested, int fresh)
 	 * 1 Gbit/s under a queue the horizon never bounds) */
 	afcd_config_defaults(&c, (__u32)algo, congested ? 1000000000ULL : AFCD_RATE_MAX_BPS);
 	c.rtt_ns = 20000000;
+	c.flags |= codel_state_bits;
 	if (congested)
 		c.horizon_ns = 10000000000ULL;
 	bpf_object__for_each_map(m, skel->obj)
@@ -354,15 +357,28 @@ int main(int argc, char **argv)
 	struct bench_bpf *bskel;
 	unsigned f;
 
-	while ((opt = getopt(argc, argv, "r:s:n:cjh")) != -1) {
+	while ((opt = getopt(argc, argv, "r:s:n:S:cjh")) != -1) {
 		switch (opt) {
+		case 'S': {
+			int found = 0;
+#define CODEL_STATE_ARG_(name, bits) \
+			if (!strcmp(optarg, name)) { codel_state_bits = (bits); found = 1; }
+			AFCD_CODEL_STATES(CODEL_STATE_ARG_)
+#undef CODEL_STATE_ARG_
+			if (!found) {
+				fprintf(stderr, "afcd-bench: -S %s: not a codel_state\n", optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'r': repeat = atoi(optarg); break;
 		case 's': samples = atoi(optarg); break;
 		case 'n': rounds = atoi(optarg); break;
 		case 'c': scaling_only = 1; break;
 		case 'j': json = 1; break;
 		default:
-			fprintf(stderr, "usage: %s [-r REPEAT] [-s SAMPLES] [-n ROUNDS] [-c] [-j]\n",
+			fprintf(stderr, "usage: %s [-r REPEAT] [-s SAMPLES] [-n ROUNDS] "
+				"[-S CODEL_STATE] [-c] [-j]\n",
 				argv[0]);
 			return 2;
 		}
