@@ -32,7 +32,7 @@ const struct param_def params_table[PARAMS_N] = {
 	{ "update_period", P_TIME,  POFF(update_period_ns),"refresh period of the estimates", 0 },
 	{ "stale_after",   P_TIME,  POFF(stale_after_ns),  "heartbeat age before the datapath falls back (default 1s)", 0 },
 	{ "exponent",      P_U32,   POFF(exponent),        "k in target*(m_fair/m_i)^k, 1..4 (default 3)", 0 },
-	{ "codel_state",   P_CODEL_STATE, POFF(flags),     "per-flow|global|queue: whose CoDel state drops (default per-flow)", 0 },
+	{ "codel_state",   P_CODEL_STATE, POFF(flags),     "per-flow|global|queue: whose CoDel state drops (default queue)", 0 },
 	{ "police",        P_FLAG,  POFF(flags),           "on|off: hold flows above the fair share at the fair rate (default on)",
 	  AFCD_F_POLICE },
 	{ "isolate",       P_ISOLATE, POFF(flags),         "flows|srchost|dsthost: what the fair share is per (default flows)", 0 },

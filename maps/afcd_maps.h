@@ -205,7 +205,7 @@ enum afcd_cfg_flags {
 	/* CE-mark ECT(0)/ECT(1) packets instead of AQM-dropping them. */
 	AFCD_F_ECN          = 1u << 0,
 	/* codel_state (afcd, fall; at most one of the two bits; neither:
-	 * per-flow, the default: each flow's own CoDel state, eq. 3.14).
+	 * per-flow: each flow's own CoDel state, as eq. 3.14 gives it).
 	 * CODEL_GLOBAL = global: one dropping/count/drop_next for the whole
 	 * queue, per-flow target_i and first_above_time only (the reference
 	 * sch_afcodel behaviour: every packet's own window enters and leaves
@@ -213,7 +213,8 @@ enum afcd_cfg_flags {
 	 * queue, entered and left on the queue's sojourn against the law's
 	 * target (target; FaLL's global target) as one CoDel would, each drop
 	 * it makes due taken by the next packet whose flow has been above
-	 * its target_i for an interval (afcd_codel_run_queue()). */
+	 * its target_i for an interval (afcd_codel_run_queue()); the default
+	 * (afcd_config_defaults()). */
 	AFCD_F_CODEL_GLOBAL = 1u << 1,
 	AFCD_F_CODEL_QUEUE  = 1u << 6,
 	AFCD_F_CODEL_STATE  = AFCD_F_CODEL_GLOBAL | AFCD_F_CODEL_QUEUE,

@@ -9,8 +9,9 @@ horizon for ours, a packet or byte limit for the kernel's.
 
 Variants of ours (the loader's algo and parameters):
   afcd-paper, fall-paper  the dissertation's algorithms as its text gives
-                          them: the drop law alone, no fair-rate policer
-                          (`police off`; docs/ALGORITHM.md sec. 3a)
+                          them: the drop law alone on each flow's own
+                          CoDel state, no fair-rate policer (`police off
+                          codel_state per-flow`; docs/ALGORITHM.md sec. 3a)
   afcd-ref                the authors' Linux 3.6 code: no policer, one
                           CoDel dropping state for the queue, exponent 4
   dctcp                   DCTCP's switch (Alizadeh et al., SIGCOMM 2010;
@@ -28,9 +29,12 @@ Variants of ours (the loader's algo and parameters):
                           the project's policer and exponent
   afcd-q, fall-q          afcd and fall with one CoDel state for the queue
                           driven by the queue's own sojourn against the
-                          target (`codel_state queue`): one CoDel's drop
-                          schedule, each drop taken by a flow above its
-                          target_i
+                          target (`codel_state queue`, their default): one
+                          CoDel's drop schedule, each drop taken by a flow
+                          above its target_i
+  afcd-pf, fall-pf        afcd and fall with a CoDel state per flow
+                          (`codel_state per-flow`, their default up to ABI
+                          12 and in the reproduction's runs of ABI 11-12)
   afcd-qdisc, fall-qdisc  afcd and fall as the BPF qdisc (`afcd attach
                           --backend qdisc`, paced at the rate; Linux >= 6.16
                           with CONFIG_NET_SCH_BPF: --kernel 6.18): the drop
@@ -49,12 +53,14 @@ from .netns import in_ns
 VARIANTS = {
     "droptail": ("droptail", []), "codel": ("codel", []), "afd": ("afd", []),
     "afcd": ("afcd", []), "fall": ("fall", []),
-    "afcd-paper": ("afcd", ["police", "off"]),
-    "fall-paper": ("fall", ["police", "off"]),
+    "afcd-paper": ("afcd", ["police", "off", "codel_state", "per-flow"]),
+    "fall-paper": ("fall", ["police", "off", "codel_state", "per-flow"]),
     "afcd-ref": ("afcd", ["police", "off", "codel_state", "global", "exponent", "4"]),
     "dctcp": ("droptail", ["ecn", "on"]),
     "afcd-g": ("afcd", ["codel_state", "global"]), "fall-g": ("fall", ["codel_state", "global"]),
     "afcd-q": ("afcd", ["codel_state", "queue"]), "fall-q": ("fall", ["codel_state", "queue"]),
+    "afcd-pf": ("afcd", ["codel_state", "per-flow"]),
+    "fall-pf": ("fall", ["codel_state", "per-flow"]),
     "afcd-qdisc": ("afcd", []), "fall-qdisc": ("fall", []),
 }
 # ours as the BPF qdisc rather than the EDT program over sch_fq
@@ -68,6 +74,7 @@ LABELS = {"droptail": "EDT drop-tail", "codel": "EDT CoDel", "afd": "AFD", "afcd
           "cake": "CAKE", "fq_pie": "fq_pie", "dctcp-k": "DCTCP (kernel marking)",
           "afcd-g": "AFCD (global state)", "fall-g": "FaLL (global state)",
           "afcd-q": "AFCD (queue state)", "fall-q": "FaLL (queue state)",
+          "afcd-pf": "AFCD (per-flow states)", "fall-pf": "FaLL (per-flow states)",
           "afcd-qdisc": "AFCD (qdisc)", "fall-qdisc": "FaLL (qdisc)"}
 # the congestion control a scheme's senders run instead of the figure's
 SENDER_CC = {"dctcp": "dctcp", "dctcp-k": "dctcp"}

@@ -11,7 +11,8 @@ DEMO_SCENARIOS = ["cubic-udp1", "cubic-udp", "cubic-udp3", "cubic-4udp", "cubic-
 DEMO_SCHEMES = ["pfifo", "kcodel", "fq_codel", "afcd", "fall"]
 # the qdisc backend beside them, where the VM's kernel has BPF qdiscs
 DEMO_QDISC_SCHEMES = ["afcd-qdisc", "fall-qdisc"]
-OURS = ("afcd", "fall", "afcd-g", "fall-g", "afcd-q", "fall-q", "afcd-qdisc", "fall-qdisc")
+OURS = ("afcd", "fall", "afcd-g", "fall-g", "afcd-q", "fall-q", "afcd-pf", "fall-pf",
+        "afcd-qdisc", "fall-qdisc")
 # the scenarios of CUBIC against one UDP flow, and the flood's rate in x the link
 CUBIC_UDP = {"cubic-udp1": 1.0, "cubic-udp": 1.5, "cubic-udp3": 3.0}
 DEMO_REPEAT = 3

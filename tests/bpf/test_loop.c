@@ -9,8 +9,12 @@
  * which 10 are warm-up; delayed ACKs and a late enforcing timer. */
 static struct loop_cfg demo_cfg(__u32 algo, double rtt_s)
 {
-	struct loop_cfg c = {
-		.algo = algo, .flags = AFCD_F_POLICE, .rate_bps = 35e6, .rtt_s = rtt_s,
+	struct afcd_config d;
+	struct loop_cfg c;
+
+	afcd_config_defaults(&d, algo, 35000000ULL);   /* the default flags */
+	c = (struct loop_cfg){
+		.algo = algo, .flags = d.flags, .rate_bps = 35e6, .rtt_s = rtt_s,
 		.buffer_bdp = 1.0, .target_s = 0.005, .interval_s = 0.100, .update_s = 0.010,
 		.secs = 30.0, .warm_s = 10.0, .seed = 7,
 		/* as the testbed's VM: receivers delay their ACKs, and sch_fq's
