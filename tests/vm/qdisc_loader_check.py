@@ -91,10 +91,11 @@ def load(s, d):
 
 def codel_schedule(s, d):
     """One UDP flow at 1.3x the rate with the policer off, alone: the queue
-    only grows, so the flow's CoDel stays in its dropping state and drops
-    at dequeue at drop_next += interval/sqrt(count) (RFC 8289 sec. 5.3).
-    Two polls of its count n1 < n2, at wall times t1 < t2: CoDel says they
-    are interval * sum(1/sqrt(k), k = n1..n2-1) apart."""
+    only grows, so the CoDel state that decides for it (the queue's under
+    codel_state queue or global, else the flow's own) stays in its dropping
+    state and drops at dequeue at drop_next += interval/sqrt(count) (RFC
+    8289 sec. 5.3). Two polls of its count n1 < n2, at wall times t1 < t2:
+    CoDel says they are interval * sum(1/sqrt(k), k = n1..n2-1) apart."""
     cfg = nslib.afcd_stats(s, "s0", flows=False, dt=0)["config"]
     interval_s = cfg["interval_ns"] / 1e9
     nslib.afcd(s, "set", "s0", "police", "off", "horizon", "3s")
@@ -109,11 +110,12 @@ def codel_schedule(s, d):
     time.sleep(1.5)                     # past the first interval above target
     while time.time() < t_end:
         t = time.monotonic()
-        fl = [f for f in nslib.afcd_stats(s, "s0", dt=0)["flows"]
-              if f["proto"] == 17 and f["dport"] == 5303]
+        st = nslib.afcd_stats(s, "s0", dt=0)
+        fl = [f for f in st["flows"] if f["proto"] == 17 and f["dport"] == 5303]
+        cv = st["queue"] if cfg["codel_state"] != "per-flow" else fl[0] if fl else {}
         polls.append({"t": (t + time.monotonic()) / 2,
-                      "count": fl[0]["codel_count"] if fl else 0,
-                      "dropping": fl[0]["dropping"] if fl else 0,
+                      "count": cv.get("codel_count", 0),
+                      "dropping": cv.get("dropping", 0),
                       "drops": fl[0]["drops"] if fl else 0,
                       "flows": len(fl)})
         time.sleep(0.5)
