@@ -40,7 +40,7 @@ def kernels():
 
 release_tuple = vm.release_tuple
 
-RUNS = ["cubic-reno:droptail", "cubic-reno:afcd", "cubic-reno:fall",
+RUNS = ["cubic-reno:droptail", "cubic-reno:afcd",
         "cubic-udp:pfifo", "cubic-udp:afcd", "cubic-udp:fall"]
 # on every kernel after the first (6.12: the tcx hook), FaLL against UDP
 # with pfifo beside it: the tcx hook, the timer and the policer there
