@@ -51,7 +51,7 @@
 #include "pkt.h"
 
 static int repeat = 20000, samples = 32, rounds = 3, json, scaling_only;
-static __u32 codel_state_bits; /* -S: the config's AFCD_F_CODEL_STATE bits */
+static int codel_state_bits = -1; /* -S: the config's AFCD_F_CODEL_STATE bits; -1: the default's */
 
 static const unsigned flow_counts[] = { 1, 100, 10000, 100000 };
 #define NFC (sizeof(flow_counts) / sizeof(flow_counts[0]))
@@ -241,7 +241,8 @@ static struct afcd_bpf *afcd_open(int algo, int congested, int fresh)
 	 * 1 Gbit/s under a queue the horizon never bounds) */
 	afcd_config_defaults(&c, (__u32)algo, congested ? 1000000000ULL : AFCD_RATE_MAX_BPS);
 	c.rtt_ns = 20000000;
-	c.flags |= codel_state_bits;
+	if (codel_state_bits >= 0)
+		c.flags = (c.flags & ~AFCD_F_CODEL_STATE) | (__u32)codel_state_bits;
 	if (congested)
 		c.horizon_ns = 10000000000ULL;
 	bpf_object__for_each_map(m, skel->obj)
@@ -362,7 +363,7 @@ int main(int argc, char **argv)
 		case 'S': {
 			int found = 0;
 #define CODEL_STATE_ARG_(name, bits) \
-			if (!strcmp(optarg, name)) { codel_state_bits = (bits); found = 1; }
+			if (!strcmp(optarg, name)) { codel_state_bits = (int)(bits); found = 1; }
 			AFCD_CODEL_STATES(CODEL_STATE_ARG_)
 #undef CODEL_STATE_ARG_
 			if (!found) {
