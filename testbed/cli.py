@@ -11,7 +11,7 @@ the dissertation's experiments in network namespaces.
   afcd-testbed script FILE.py [--out DIR]     run FILE.py OUT_DIR (in the VM if needed)
   afcd-testbed demo [--out DIR] [--repeat K] [--resume]
   afcd-testbed plot DIR                       PNGs from the JSON results in DIR
-  afcd-testbed reproduce FIG[,FIG..]|ch3|ch4|all [--mode quick|default|faithful]
+  afcd-testbed reproduce FIG[,FIG..]|ch3|ch4|all [--mode smoke|quick|default|faithful]
                    [--schemes paper|default|all|LIST] [--rate auto|MBIT] [--repeat K]
                    [--out DIR] [--resume]     the dissertation's figures, run and judged
   afcd-testbed reproduce --list [FIGS]        figures, runs, estimated VM time
@@ -45,6 +45,7 @@ import time
 
 from . import netns as nslib
 from . import scenario
+from .figures import MODES
 from .report import (DEMO_QDISC_SCHEMES, DEMO_REPEAT, DEMO_SCENARIOS, DEMO_SCHEMES, aggregate,
                      load_results,
                      make_plots, report)
@@ -95,8 +96,9 @@ def main():
     ap.add_argument("--vm-timeout", type=int, default=None,
                     help="seconds the VM may run (default 1800; demo 7200; reproduce: its "
                          "estimate x 1.5)")
-    ap.add_argument("--mode", choices=["quick", "default", "faithful"], default="default",
-                    help="reproduce: run length, repeats and schemes (testbed/figures.py)")
+    ap.add_argument("--mode", choices=list(MODES), default="default",
+                    help="reproduce: run length, repeats and schemes (testbed/figures.py; smoke "
+                         "checks the pipeline in minutes, too short to judge)")
     ap.add_argument("--schemes", default=None,
                     help="reproduce: paper, default, all or a comma-separated list "
                          "(default: the mode's)")

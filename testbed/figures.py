@@ -57,7 +57,10 @@ VARIANTS = {"text": {"AFCD": "afcd-paper", "FaLL": "fall-paper"},
             "project": {"AFCD": "afcd", "FaLL": "fall"}}
 
 # ---- modes: run length, warm-up, repeats ---------------------------------------
+# (run s, warm-up s) per cell. smoke exercises run, record and judge in a few
+# minutes (tests/vm); its runs are too short for their verdicts to mean much.
 MODES = {
+    "smoke":    {"wan": (20.0, 5.0), "dcn": (15.0, 3.0), "repeat": 1, "schemes": "quick"},
     "quick":    {"wan": (60.0, 15.0), "dcn": (30.0, 5.0), "repeat": 1, "schemes": "quick"},
     "default":  {"wan": (120.0, 20.0), "dcn": (60.0, 10.0), "repeat": 3, "schemes": "default"},
     "faithful": {"wan": (300.0, 30.0), "dcn": (60.0, 10.0), "repeat": 5, "schemes": "default"},
