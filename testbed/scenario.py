@@ -374,7 +374,8 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
     res["map_memlock_bytes"] = memory
     res.update(measured)
     res["overlimit_share_after_warmup"] = _overlimit_share(series, warmup_s, duration_s)
-    res["cost_after_warmup"] = _cost_of_fairness(series, warmup_s, duration_s)
+    res["cost_after_warmup"] = _cost_of_fairness(
+        series, warmup_s, duration_s, virtual=(afcd_stats or {}).get("hook") != "qdisc")
     res["valid"], res["invalid_reasons"] = validity.judge(res)
     res["repeat"] = repeat
     res["wall_s"] = round(time.time() - t_start, 1)
@@ -409,10 +410,11 @@ def _overlimit_share(series, warmup_s, duration_s):
     return ovl / (ovl + aqm) if ovl + aqm else None
 
 
-def _cost_of_fairness(series, warmup_s, duration_s):
+def _cost_of_fairness(series, warmup_s, duration_s, virtual=True):
     """Where the link goes under our schemes, in the metrics' window (None
     without two samples in it): the share of the time the virtual queue stood
-    empty (its rate left unused), and drops by reason per packet offered
+    empty (its rate left unused; None without one, virtual False: the qdisc
+    backend), and drops by reason per packet offered
     (admitted + dropped): the drop law, the fair-rate policer (part of
     the drop law's), the horizon; and the policer's CE marks (ecn on: an
     ECN-capable packet it marks instead of dropping) per packet offered."""
@@ -426,7 +428,7 @@ def _cost_of_fairness(series, warmup_s, duration_s):
         return (b.get(k) or 0) - (a.get(k) or 0)
     offered = d("passed") + d("aqm_drop") + d("overlimit_drop")
     per = (lambda n: n / offered) if offered else (lambda n: None)
-    return {"vq_idle": d("idle_ns") / 1e9 / (b["t"] - a["t"]),
+    return {"vq_idle": d("idle_ns") / 1e9 / (b["t"] - a["t"]) if virtual else None,
             "aqm_drop": per(d("aqm_drop") - d("police_drop")),
             "police_drop": per(d("police_drop")),
             "overlimit_drop": per(d("overlimit_drop")),

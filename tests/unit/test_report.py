@@ -94,6 +94,37 @@ def test_cost_of_fairness_from_the_counters():
     rows = report.cost_table(agg).splitlines()
     assert rows[2].split(" | ")[3:] == ["5.0%", "6.0%", "4.0%", "1.0%", "1.8% |"], rows
     assert report.cost_table(report.aggregate([_run("pfifo", 1, 10, 20, 0.9)])) == ""
+    # the qdisc backend has no virtual queue: no idle share, the drops kept
+    cq = scenario._cost_of_fairness(series + [tail], 1.0, 15.0, virtual=False)
+    assert cq["vq_idle"] is None and cq["police_drop"] == c["police_drop"]
+    rq = dict(r, scheme="afcd-qdisc", label="AFCD (qdisc)", afcd_stats={"hook": "qdisc"},
+              cost_after_warmup=dict(c))    # a run written before, with a 0 there
+    row = report.cost_table(report.aggregate([rq])).splitlines()[2]
+    assert row.split(" | ")[3:5] == ["-", "6.0%"], row
+
+
+def test_ecn_target_counts_retransmits_after_the_warmup():
+    """Expected result: the ECN workload's target compares the segments the
+    ECN flows retransmitted after the warm-up (iperf3's intervals that end
+    after it, on the flow's clock from start_s) with the segments they
+    delivered in the same window: slow start's 300 before the warm-up do
+    not count, 2 after it pass (of ~46,600), 80 after it miss; the line
+    gives the whole run's count too."""
+    def ecn_run(after):
+        ser = [[0.5 * i, 20, 25.0, 300 if i == 4 else 0] for i in range(1, 60)]
+        ser[40][3] = after
+        fl = [{"name": n, "proto": "tcp", "start_s": 0.0, "goodput_mbps": 10.0,
+               "client": {"retransmits": 300 + after, "tcp_series": ser}}
+              for n in ("cubic0", "cubic1")]
+        fl.append({"name": "udp", "proto": "udp", "goodput_mbps": 11.0, "client": {}})
+        return dict(_run("afcd", 1, 10.0, 11.0, 0.99), scenario="ecn-cubic-udp",
+                    flows=fl, duration_s=30.0, warmup_s=3.0)
+    assert report.retransmits_after(ecn_run(1)["flows"][0], 3.0) == 1
+    assert report.retransmits_after(ecn_run(1)["flows"][2], 3.0) is None
+    for after, verdict in ((1, "ok  "), (40, "MISS")):
+        line = next(x for x in report.targets(report.aggregate([ecn_run(after)]))
+                    if "ECN flows" in x)
+        assert line.startswith(verdict) and "(whole run: %d)" % (2 * (300 + after)) in line, line
 
 
 def test_progress_line_gives_the_backlog_beside_the_ping():
