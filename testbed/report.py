@@ -66,15 +66,13 @@ def aggregate(results):
         sd = {}
         a["flows"] = []
         for f in rs[0]["flows"]:
-            vals = [next((g["goodput_mbps"] for g in r["flows"] if g["name"] == f["name"]), None)
-                    for r in rs]
-            m, s = _mean_sd(vals)
-            rtx = _mean_sd([next(((g.get("client") or {}).get("retransmits")
-                                  for g in r["flows"] if g["name"] == f["name"]), None)
-                            for r in rs])[0]
-            rtx_after = _mean_sd([next((retransmits_after(g, r.get("warmup_s") or 0.0)
-                                        for g in r["flows"] if g["name"] == f["name"]), None)
-                                  for r in rs])[0]
+            def over_runs(value):
+                """mean, sd of value(flow, run) of this flow over rs"""
+                return _mean_sd([next((value(g, r) for g in r["flows"]
+                                       if g["name"] == f["name"]), None) for r in rs])
+            m, s = over_runs(lambda g, r: g["goodput_mbps"])
+            rtx = over_runs(lambda g, r: (g.get("client") or {}).get("retransmits"))[0]
+            rtx_after = over_runs(lambda g, r: retransmits_after(g, r.get("warmup_s") or 0.0))[0]
             a["flows"].append(dict(f, goodput_mbps=m, goodput_sd=s, retransmits=rtx,
                                    retransmits_after_warmup=rtx_after))
         for key in ("jain", "utilization", "overlimit_share_after_warmup"):
