@@ -8,7 +8,9 @@ the dissertation's experiments in network namespaces.
   afcd-testbed run SCENARIO --scheme S[,S..] [--rate MBIT|auto] [--rtt MS] [--duration S]
                    [--repeat K] [--out DIR]
   afcd-testbed run SCEN:SCHEME[,SCEN:SCHEME..] ...   an explicit list of runs
-  afcd-testbed script FILE.py [--out DIR]     run FILE.py OUT_DIR (in the VM if needed)
+  afcd-testbed script FILE.py [--out DIR] [--wire MBIT]
+                                              run FILE.py OUT_DIR (in the VM if needed;
+                                              --wire: with a NIC of MBIT that pushes back)
   afcd-testbed demo [--out DIR] [--repeat K] [--resume]
   afcd-testbed plot DIR                       PNGs from the JSON results in DIR
   afcd-testbed reproduce FIG[,FIG..]|ch3|ch4|all [--mode smoke|quick|default|faithful]
@@ -93,6 +95,9 @@ def main():
     ap.add_argument("--kernel", default=None,
                     help="the VM's kernel: a Debian series in /boot (6.1, default; 6.12) or "
                          "a vmlinuz path (env AFCD_VM_KERNEL)")
+    ap.add_argument("--wire", type=float, default=None, metavar="MBIT",
+                    help="script: the VM gets the wire, two NICs joined by a link of MBIT "
+                         "Mbit/s that pushes back as a router's NIC does (testbed/wire.py)")
     ap.add_argument("--vm-timeout", type=int, default=None,
                     help="seconds the VM may run (default 1800; demo 7200; reproduce: its "
                          "estimate x 1.5)")
@@ -124,6 +129,8 @@ def main():
         args.rate = "auto"
     if args.vm_timeout is None:
         args.vm_timeout = 10800 if args.cmd == "demo" else 1800
+    if args.wire is not None and (args.cmd != "script" or not args.wire > 0):
+        sys.exit("afcd-testbed: --wire MBIT (above 0) goes with script")
     if args.cmd == "demo" and args.kernel is None and not in_vm():
         # the newest kernel with BPF qdiscs (tools/deps.sh --vm unpacks one),
         # so that the qdisc backend runs beside the others; else Debian 12's
@@ -176,12 +183,14 @@ def main():
         out = args.out
         runs = [(args.scenario, k) for k in args.scheme.split(",")]
 
-    if need_vm(args):
+    if args.wire and not in_vm() and args.vm == "never":
+        sys.exit("afcd-testbed: --wire is a NIC of the VM: not with --vm never")
+    if need_vm(args) or (args.wire and not in_vm()):
         argv = [os.path.abspath(a) if args.cmd == "script" and a == args.scenario else a
                 for a in sys.argv[1:]]
         if "--out" not in argv:
             argv += ["--out", out]
-        rc = vm_exec(argv, [out], args.vm_timeout, args.kernel)
+        rc = vm_exec(argv, [out], args.vm_timeout, args.kernel, args.wire)
         if runs is not None and args.cmd != "calibrate":
             # plotted here: importing matplotlib takes minutes under TCG
             for p in make_plots(load_results(out), out):

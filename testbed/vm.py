@@ -5,6 +5,7 @@ unless AFCD_VM_KVM=1), this filesystem read-only, results written back
 through --rwdir."""
 import collections
 import glob
+import json
 import os
 import re
 import shutil
@@ -16,12 +17,13 @@ import threading
 import time
 
 from . import netns as nslib
+from . import wire
 
 ROOT = nslib.ROOT
 # the modules the scenarios use (Debian builds them as modules)
 VM_MODULES = ["sch_fq", "sch_netem", "sch_htb", "sch_tbf", "sch_codel", "sch_fq_codel",
               "sch_pie", "sch_red", "sch_sfb", "sch_cake", "sch_fq_pie", "sch_ingress",
-              "cls_bpf", "veth", "tcp_highspeed", "tcp_dctcp", "tcp_bbr"]
+              "cls_bpf", "veth", "tcp_highspeed", "tcp_dctcp", "tcp_bbr", "virtio_net"]
 
 
 def say(*a):
@@ -165,7 +167,7 @@ BOOT_TIMEOUT_S = 300
 KERNEL_TROUBLE = re.compile(r"Kernel panic|Oops|BUG:|WARNING:|Call Trace|hung_task")
 
 
-def vm_exec(argv, rwdirs, timeout_s, want_kernel=None):
+def vm_exec(argv, rwdirs, timeout_s, want_kernel=None, wire_mbit=None):
     """Re-run argv (afcd-testbed's arguments) inside a virtme-ng VM booted
     from the kernel want_kernel names (vm_kernel()), with rwdirs writable;
     the command's output relayed. The guest kernel's messages of level
@@ -174,8 +176,10 @@ def vm_exec(argv, rwdirs, timeout_s, want_kernel=None):
     vng without the command's exit code: 255) or the kernel reported
     trouble (an oops, a BUG, a WARNING); AFCD_VM_VERBOSE=1 relays them as
     they come. A guest that dies while its kernel boots, before the command
-    starts (GUEST_UP), is booted again. Returns the exit code, 124 after
-    timeout_s (each boot has its own)."""
+    starts (GUEST_UP), is booted again. With wire_mbit (Mbit/s) the guest
+    has the wire's two NICs, carrying wire_mbit from one to the other
+    (testbed/wire.py), and what the wire carried is printed at the end.
+    Returns the exit code, 124 after timeout_s (each boot has its own)."""
     kernel = vm_kernel(want_kernel)
     vng = shutil.which("vng")
     if not kernel or not vng:
@@ -186,8 +190,9 @@ def vm_exec(argv, rwdirs, timeout_s, want_kernel=None):
                  "(tools/deps.sh --vm)" % (want_kernel or VM_KERNEL_DEFAULT))
     inner = ("echo '%s'; set -e; mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf; "
              "for m in %s; do modprobe -q $m 2>/dev/null || true; done; "
-             "cd %s; export MPLCONFIGDIR=/tmp; AFCD_IN_VM=1 /usr/bin/python3 -m testbed %s "
-             "--vm never" % (GUEST_UP, " ".join(VM_MODULES), ROOT,
+             "cd %s; export MPLCONFIGDIR=/tmp AFCD_WIRE_MBIT=%g; "
+             "AFCD_IN_VM=1 /usr/bin/python3 -m testbed %s "
+             "--vm never" % (GUEST_UP, " ".join(VM_MODULES), ROOT, wire_mbit or 0,
               " ".join("'%s'" % a.replace("'", "'\\''") for a in argv)))
     # --verbose puts the kernel's console beside the command's output;
     # loglevel=5 keeps the warnings, errors, oopses and panics of it
@@ -198,12 +203,21 @@ def vm_exec(argv, rwdirs, timeout_s, want_kernel=None):
     for d in rwdirs:
         os.makedirs(d, exist_ok=True)
         cmd += ["--rwdir", os.path.abspath(d)]
+    if wire_mbit:
+        # QEMU is run through wire.py, which hands it the wire's sockets
+        cmd += ["--qemu", os.path.join(ROOT, "testbed", "wire.py")]
     cmd += ["--", inner]
     say("afcd-testbed: this kernel (%s) lacks sch_fq/netem: running in a VM (%s, %s)" %
         (os.uname().release, os.path.basename(kernel),
          "KVM" if os.environ.get("AFCD_VM_KVM") == "1" else "TCG"))
     for boot in range(1, BOOT_TRIES + 1):
-        rc, up = _boot(cmd, timeout_s)
+        w = wire.Wire(wire_mbit) if wire_mbit else None
+        try:
+            rc, up = _boot(cmd, timeout_s, w.env() if w else {})
+        finally:
+            if w:
+                say("afcd-testbed: the wire (%g Mbit/s) carried %s" %
+                    (wire_mbit, json.dumps(w.stop(), sort_keys=True)))
         if up or (rc != 255 and rc != 124) or boot == BOOT_TRIES:
             return rc
         say("afcd-testbed: the guest kernel %s while booting, before the command ran "
@@ -239,7 +253,7 @@ def _watch(p, timeout_s, up, fired):
         time.sleep(0.2)
 
 
-def _boot(cmd, timeout_s):
+def _boot(cmd, timeout_s, env=None):
     """Boot the VM of cmd once and relay its console (vm_exec()); returns
     the exit code (124 after timeout_s, or BOOT_TIMEOUT_S without
     GUEST_UP) and whether the guest's command started (it printed
@@ -249,7 +263,7 @@ def _boot(cmd, timeout_s):
     # vng leads its own process group, so that a timeout kills qemu too
     p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, errors="replace",
-                         start_new_session=True)
+                         start_new_session=True, env=dict(os.environ, **(env or {})))
     verbose = os.environ.get("AFCD_VM_VERBOSE") == "1"
     klog = collections.deque(maxlen=GUEST_KERNEL_TAIL)
     trouble, up, fired = False, threading.Event(), threading.Event()
