@@ -5,6 +5,7 @@
 # make test       unit tests (host + BPF_PROG_TEST_RUN) and namespace tests
 # make bench      per-packet cost of every algo next to baseline programs
 # make bench-qdisc the qdisc backend against pfifo, fq and a BPF FIFO (VM, Linux 6.18)
+# make bench-wire  the qdisc backend at a NIC's own rate, fairness against a flood (VM)
 # make demo       the testbed demo (see README.md)
 # make install    afcd and its tools to $(PREFIX)/sbin, the systemd unit, /etc/afcd
 #                 examples, man pages, bash completion
@@ -47,7 +48,7 @@ HDRS      := maps/afcd_maps.h maps/afcd_maps.bpf.h bpf/afcd_law.h bpf/afcd_ctl.h
              bpf/afcd_classify.bpf.h bpf/afcd_config.h \
              bpf/afcd_decide.h
 
-.PHONY: all deps test test-unit test-netns test-vm bench bench-qdisc fuzz demo install deb docs clean
+.PHONY: all deps test test-unit test-netns test-vm bench bench-qdisc bench-wire fuzz demo install deb docs clean
 .DELETE_ON_ERROR:
 
 all: $(BPF_OBJS) $(SKELS) $(BINS)
@@ -132,6 +133,13 @@ QDISC_KERNEL ?= 6.18
 bench-qdisc: all
 	$(Q)$(PYTHON) -m testbed script testbed/qdisc_bench.py --kernel $(QDISC_KERNEL) \
 		--out $(OUT)/bench-qdisc
+
+# the qdisc backend without a rate on a NIC that pushes back (the wire,
+# testbed/wire.py) against pfifo, fq_codel and itself paced, in the VM
+WIRE_MBIT ?= 12
+bench-wire: all
+	$(Q)$(PYTHON) -m testbed script tests/vm/wire_check.py --kernel $(QDISC_KERNEL) \
+		--wire $(WIRE_MBIT) --out $(OUT)/bench-wire
 
 # 10^7 mutated frames (2 * 10^6 per algorithm) through the datapath;
 # make test runs 10^5 per algorithm.

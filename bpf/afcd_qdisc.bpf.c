@@ -65,8 +65,11 @@ char LICENSE[] SEC("license") = "GPL";
 #define AFCD_QDISC_DROPS 8
 /* Instances of the qdisc on the machine (the FIFOs' map). */
 #define AFCD_QDISC_MAX   256
-/* Time constant of the link rate measured at dequeue, ns. */
-#define AFCD_QDISC_RATE_TAU_NS 100000000ULL
+/* Time constant of the link rate measured at dequeue, ns. A device that
+ * frees room in bursts (a NIC's completions) makes the dequeues come in
+ * bursts: on a 12 Mbit/s NIC under TCG (tests/vm/wire_check.py) 100 ms
+ * read 11-17 Mbit/s, 400 ms 10.5-12.6. */
+#define AFCD_QDISC_RATE_TAU_NS 400000000ULL
 /* Slack of the pacing watchdog, ns (sch_fq's timer_slack). */
 #define AFCD_QDISC_SLACK_NS 10000ULL
 
@@ -125,6 +128,8 @@ struct afcd_qfifo {
 	__u64 t_next_ns;  /* pacing (rate_bps): when the next packet may leave */
 	__u64 t_deq_ns;   /* the last dequeue, for the link rate */
 	__u64 link_bps;   /* the link rate measured at dequeue (EWMA) */
+	__u64 busy_ns;    /* time it was measured over (dequeue gaps while
+			   * backlogged), ns, at most AFCD_QDISC_RATE_TAU_NS */
 	__u64 sojourn_ns; /* the true sojourn of the last packet dequeued */
 	__u32 deq_len;    /* the last dequeued packet's length */
 	__u32 busy;       /* the last dequeue left packets queued */
@@ -241,7 +246,13 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		f = afcd_flow_of(cfg, q, slot, k.ifindex, afcd_qdisc_parse(skb, &pkt), &pkt, &in);
 		if (f)
 			afcd_judge_inputs(cfg, q, slot, f, &in);
-		afcd_qdisc_arrival(now, sch->qstats.backlog, cfg->rate_bps, fq->sojourn_ns, &e);
+		/* the measured rate once it rests on a time constant of
+		 * backlog: a young one (a new instance) is not yet the link's,
+		 * and one too low would hold the queue near empty, where it
+		 * cannot be measured */
+		afcd_qdisc_arrival(now, sch->qstats.backlog, cfg->rate_bps,
+				   fq->busy_ns >= AFCD_QDISC_RATE_TAU_NS ? fq->link_bps : 0,
+				   fq->sojourn_ns, cfg->horizon_ns, &e);
 		verdict = afcd_admit(q, f, &in, &e, &vt_seen, &vt_next);
 	}
 	if (verdict == AFCD_V_PASS && sch->q.qlen >= sch->limit)
@@ -395,6 +406,8 @@ struct sk_buff *BPF_PROG(afcd_qdisc_dequeue, struct Qdisc *sch)
 			/* the interface's rate is the sum of its instances'
 			 * (the leaves of mq): each adds its own change */
 			AFCD_ATOMIC_ADD(&q->link_bps, fq->link_bps - old);
+			fq->busy_ns = fq->busy_ns + (now - fq->t_deq_ns) > AFCD_QDISC_RATE_TAU_NS ?
+				      AFCD_QDISC_RATE_TAU_NS : fq->busy_ns + (now - fq->t_deq_ns);
 		}
 		fq->t_deq_ns = now;
 		fq->deq_len = nd.len;

@@ -1469,19 +1469,33 @@ static void test_qdisc_helpers(void)
 	CHECK_EQ(afcd_bytes_ns(15000000ULL, 10000000ULL), 12000000000ULL);
 	CHECK_EQ(afcd_bytes_ns(1500, 1000000000000ULL), 12);
 	CHECK_EQ(afcd_bytes_ns(1500, 0), 0);
-	/* expected: the estimates' rate is the parameter, else the measured one */
-	CHECK_EQ(afcd_rate_of(&c, &q), 40000000ULL);
+	/* expected: the estimates' rate is the parameter, else the measured one
+	 * less its margin of 1/16 (never above the link: the fairness costs
+	 * of a rate too high) */
+	CHECK_EQ(afcd_rate_of(&c, &q), 37500000ULL);
+	q.link_bps = 0;
+	CHECK_EQ(afcd_rate_of(&c, &q), 0);
+	q.link_bps = 40000000ULL;
 	c.rate_bps = 20000000ULL;
 	CHECK_EQ(afcd_rate_of(&c, &q), 20000000ULL);
-	/* expected: an arrival behind 30 kB paced at 20 Mbit/s will wait 12 ms;
-	 * at the device's own rate it is taken to wait what the last packet
-	 * dequeued waited, while anything is queued */
-	afcd_qdisc_arrival(1000, 30000, 20000000ULL, 777, &e);
+	/* expected: an arrival behind 30 kB paced at 20 Mbit/s will wait 12 ms
+	 * (the measured rate does not matter then); at the device's own rate
+	 * it is taken to wait the larger of what the last packet dequeued
+	 * waited and the backlog at the measured rate, the latter at most the
+	 * horizon (a rate measured too low cannot make horizon drops); an empty
+	 * FIFO waits nothing */
+	afcd_qdisc_arrival(1000, 30000, 20000000ULL, 1000000, 777, 100000000, &e);
 	CHECK(e.sojourn_ns == 12000000 && e.t_dep_ns == 12001000 && e.backlog == 30000,
 	      "arrival %llu", (unsigned long long)e.sojourn_ns);
-	afcd_qdisc_arrival(1000, 30000, 0, 3000000, &e);
-	CHECK(e.sojourn_ns == 3000000 && e.t_dep_ns == 3001000, "arrival at the device's rate");
-	afcd_qdisc_arrival(1000, 0, 0, 3000000, &e);
+	afcd_qdisc_arrival(1000, 30000, 0, 0, 3000000, 100000000, &e);
+	CHECK(e.sojourn_ns == 3000000 && e.t_dep_ns == 3001000, "arrival, rate unknown");
+	afcd_qdisc_arrival(1000, 30000, 0, 40000000ULL, 3000000, 100000000, &e);
+	CHECK(e.sojourn_ns == 6000000 && e.t_dep_ns == 6001000, "arrival, backlog ahead");
+	afcd_qdisc_arrival(1000, 30000, 0, 400000000ULL, 3000000, 100000000, &e);
+	CHECK_EQ(e.sojourn_ns, 3000000);
+	afcd_qdisc_arrival(1000, 30000, 0, 1000, 3000000, 100000000, &e);
+	CHECK_EQ(e.sojourn_ns, 100000000);
+	afcd_qdisc_arrival(1000, 0, 0, 40000000ULL, 3000000, 100000000, &e);
 	CHECK(e.sojourn_ns == 0 && e.t_dep_ns == 1000, "arrival to an empty FIFO");
 	/* expected: the true sojourn at dequeue; never negative */
 	afcd_qdisc_departure(5000000, 1000000, 4500, &e);

@@ -13,7 +13,9 @@ afcd` works on any interface (a plain FIFO without a config, also on one
 of another namespace with the configured interface's ifindex); detach
 removes the qdisc and, with no interface left, the registration; without
 a rate on a device with two queues, the loader puts mq at the root and
-afcd on each queue.
+afcd on each queue; without a rate at the root of a NIC that pushes back
+(the wire, testbed/wire.py), it holds a CUBIC flow's share against a flood
+at the NIC's own rate (wire_check.py).
 
 Writes OUT/qdisc_loader.json.  qdisc_loader_check.py OUT_DIR
 """
@@ -24,6 +26,7 @@ import subprocess
 import sys
 import time
 
+import wire_check
 from testbed import netns as nslib
 from testbed.netns import in_ns, ns_cmd
 
@@ -241,6 +244,9 @@ def main():
         res["mq"]["after"] = root_qdisc(s, "s1").get("kind")
     finally:
         nss.close()
+    # without a rate, at the root of the wire's NIC, which pushes back
+    # (afcd-testbed script ... --wire MBIT): wire_check.py's afcd run
+    res["wire"] = wire_check.run(out, float(os.environ["AFCD_WIRE_MBIT"]), ("afcd",))
     with open(os.path.join(out, "qdisc_loader.json"), "w") as fh:
         json.dump(res, fh, indent=1)
     print(json.dumps(res, indent=1))

@@ -156,13 +156,15 @@ def test_hook_follows_the_kernel(results, scheme):
     assert r["afcd_stats"]["hook"] == expected_hook(r["kernel"]), r["kernel"]
 
 
-def run_vm_script(script, out, kernel=None):
+def run_vm_script(script, out, kernel=None, wire=None):
     """Run tests/vm/SCRIPT through `afcd-testbed script` (in the VM, booted
-    from KERNEL's series when given) with OUT as its output directory; its
-    exit status. The output is relayed as it comes (with the tail of the
-    guest kernel's console when the guest died: vng's 255)."""
+    from KERNEL's series when given, with the wire of WIRE Mbit/s when
+    given: testbed/wire.py) with OUT as its output directory; its exit
+    status. The output is relayed as it comes (with the tail of the guest
+    kernel's console when the guest died: vng's 255)."""
     p = subprocess.Popen(TESTBED + ["script", os.path.join(ROOT, "tests", "vm", script),
-                                    "--out", out] + (["--kernel", kernel] if kernel else []),
+                                    "--out", out] + (["--kernel", kernel] if kernel else []) +
+                         (["--wire", str(wire)] if wire else []),
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                          errors="replace")
     for line in p.stdout:
@@ -178,10 +180,10 @@ def result_of(out, name):
         return json.load(fh)
 
 
-def vm_script(script, result, out, kernel=None):
+def vm_script(script, result, out, kernel=None, wire=None):
     """Run tests/vm/SCRIPT (run_vm_script()), which must succeed; its
     RESULT JSON."""
-    assert run_vm_script(script, out, kernel) == 0
+    assert run_vm_script(script, out, kernel, wire) == 0
     return result_of(out, result)
 
 
@@ -280,6 +282,8 @@ def test_sender_pacing_kept(sender_checks):
 
 
 QDISC_KERNEL = vm.qdisc_kernel()
+# the rate of the wire the qdisc backend's VM gets (testbed/wire.py)
+WIRE_MBIT = 10
 
 
 @pytest.mark.skipif(not QDISC_KERNEL, reason="no Linux >= 6.17 for the VM (tools/deps.sh --vm)")
@@ -300,9 +304,13 @@ def test_loader_qdisc_backend(tmp_path):
     there even with s0's ifindex in another namespace; without a rate on
     a device with two transmit queues the loader puts mq at the root and
     afcd on both queues, and its exit removes them; the loader's
-    exit removes the qdisc, the link's pin, the pins and the registration."""
+    exit removes the qdisc, the link's pin, the pins and the registration;
+    without a rate, as the root qdisc of a NIC that pushes back at 10
+    Mbit/s (the wire), it holds the queue, runs the NIC at 80 % or more of
+    its rate, and CUBIC gets at least 60 % of the goodput of a flood at
+    twice the NIC's rate."""
     r = vm_script("qdisc_loader_check.py", "qdisc_loader.json", str(tmp_path),
-                  kernel=QDISC_KERNEL)
+                  kernel=QDISC_KERNEL, wire=WIRE_MBIT)
     print(r)
     a = r["attached"]
     assert a["kind"] == "afcd" and a["hook"] == "qdisc" and a["ops_pinned"], a
@@ -353,3 +361,17 @@ def test_loader_qdisc_backend(tmp_path):
                           ["mq", "root"]], mq
     assert mq["rate_bps"] == 0 and mq["hook"] == "qdisc" and mq["pings"] == 5, mq
     assert mq["passed"] >= 5 and mq["rc"] == 0 and mq["after"] != "mq", mq
+    # without a rate, at the root of a NIC that pushes back (the wire): the
+    # qdisc holds the queue (a FIFO of 1,000 packets there held a second),
+    # the link runs near its rate, and CUBIC keeps most of its share of
+    # what got through against a flood of twice the link (a gate on the
+    # last sojourn alone let the flood through while the queue rebuilt:
+    # CUBIC 34-48 % of the flood's goodput; 84 % with the backlog seen)
+    w = r["wire"]
+    idle = sorted(w["idle_ping_ms"])[len(w["idle_ping_ms"]) // 2]
+    wa = w["afcd"]
+    assert wa["attached"] == {"hook": "qdisc", "rate_bps": 0}, wa
+    assert wa["afcd"]["sojourn_ms_mean"] >= 1.0, wa
+    assert wa["pings"] >= 20 and wa["ping_ms_p50"] <= idle + 60, (idle, wa)
+    assert wa["wire_util"] >= 0.8, wa
+    assert wa["tcp_mbps"] >= 0.6 * wa["udp_mbps"], wa
