@@ -346,6 +346,8 @@ void params_complete(struct params *p)
 #undef DEF_
 	if (!param_given(p, "police"))
 		c->flags |= d.flags & AFCD_F_POLICE;
+	if (!param_given(p, "codel_state"))
+		c->flags = (c->flags & ~AFCD_F_CODEL_STATE) | (d.flags & AFCD_F_CODEL_STATE);
 	if (param_given(p, "limit") && c->rate_bps)
 		c->horizon_ns = (__u64)((double)p->limit_bytes * 8e9 / (double)c->rate_bps);
 	else if (!param_given(p, "horizon"))

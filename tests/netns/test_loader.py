@@ -116,14 +116,21 @@ def test_live_parameter_change(pair):
     p = start_loader(a, "v0", "rate", RATE, "algo", "afcd", "--skip-fq-check")
     try:
         prog_before = tc_state(a, "v0")
+        # the default codel_state is the queue's (afcd_config_defaults())
+        assert afcd_stats(a, "v0", flows=False)["config"]["codel_state"] == "queue"
         afcd(a, "set", "v0", "target", "2ms", "ecn", "on", "algo", "fall", "rtt", "20ms",
-             "interval", "40ms", "codel_state", "queue")
+             "interval", "40ms", "codel_state", "per-flow")
         s = afcd_stats(a, "v0", flows=False)
         c = s["config"]
         assert (c["target_ns"], c["ecn"], c["algo"], c["rtt_ns"], c["interval_ns"],
-                c["codel_state"]) == (2_000_000, True, "fall", 20_000_000, 40_000_000, "queue")
+                c["codel_state"]) == (2_000_000, True, "fall", 20_000_000, 40_000_000,
+                                      "per-flow")
         afcd(a, "set", "v0", "codel_state", "global")
         assert afcd_stats(a, "v0", flows=False)["config"]["codel_state"] == "global"
+        # a change of another parameter keeps it
+        afcd(a, "set", "v0", "target", "3ms")
+        assert afcd_stats(a, "v0", flows=False)["config"]["codel_state"] == "global"
+        afcd(a, "set", "v0", "target", "2ms")
         assert c["rate_bps"] == 100_000_000               # untouched
         # same program, not reattached; the loader follows the new config
         assert tc_state(a, "v0") == prog_before
