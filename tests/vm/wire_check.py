@@ -10,17 +10,19 @@ and a UDP flood at UDP_X times the wire's rate cross it, one scheme after
 the other, under the kernel's pfifo (the premise: the flood takes the
 link), fq_codel (the reference), `afcd attach --backend qdisc` without a
 rate (dequeued when the NIC has room; each packet's true sojourn), three
-times, and the same paced at PACED of the wire's rate. For each, over
-PING_S after WARMUP: the goodputs at the receiver, the wire's utilisation
-(the rx NIC's bytes with Ethernet's overhead, against the rate), pings
-through the queue, CUBIC's retransmits, the qdisc's drops and the
-device's, the guest's CPU (testbed/validity.py), and for afcd the sojourn
-it measured, its drops and its estimates polled every second.
+times, FaLL the same way once (rtt: the idle RTT), and AFCD paced at
+PACED of the wire's rate. For each, over PING_S after WARMUP: the
+goodputs at the receiver, the wire's utilisation (the rx NIC's bytes with
+Ethernet's overhead, against the rate), pings through the queue, CUBIC's
+retransmits, the qdisc's drops and the device's, the guest's CPU
+(testbed/validity.py), and for afcd and fall the sojourn the qdisc
+measured, its drops and its estimates polled every second.
 
 Writes OUT/wire.json.  wire_check.py OUT_DIR (afcd-testbed script
 tests/vm/wire_check.py --kernel 6.18 --wire MBIT)
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -37,9 +39,9 @@ PING_S = 10
 WARMUP = 4
 UDP_X = 2.0            # the flood, times the wire's rate
 RCV = "198.18.2.2"
-SCHEMES = ("pfifo", "fq_codel", "afcd", "afcd", "afcd", "afcd-paced")
+SCHEMES = ("pfifo", "fq_codel", "afcd", "afcd", "afcd", "fall", "afcd-paced")
 # afcd-paced: the qdisc paced at this share of the wire's rate, set below
-# it as an operator sets a rate (the rate-less afcd needs none)
+# it as an operator sets a rate (the rate-less afcd and fall need none)
 PACED = 11 / 12
 # the NIC's byte queue limit, bytes: two full frames, what its driver may
 # hold beyond the qdisc (BQL; left to itself, under TCG's late completions
@@ -183,13 +185,17 @@ def run(out, rate_mbit, schemes=SCHEMES):
         # the base RTT: 10 ms on the way back (the ACKs)
         in_ns(rcv, ["tc", "qdisc", "replace", "dev", rx, "root", "netem", "delay", "10ms"])
         res["idle_ping_ms"] = ping_ms(snd, 20, 0.1)
+        idle = sorted(res["idle_ping_ms"])[len(res["idle_ping_ms"]) // 2]
         for i, scheme in enumerate(schemes):
             key = scheme if scheme not in res else "%s #%d" % (scheme, i + 1)
             p = None
-            if scheme.startswith("afcd"):
-                rate = (["rate", "%dkbit" % (PACED * rate_mbit * 1000)]
-                        if scheme == "afcd-paced" else [])
-                p = nslib.start_loader(rtr, tx, "--backend", "qdisc", *rate,
+            if scheme.split("-")[0] in ("afcd", "fall"):
+                # FaLL's RTT: the idle one measured (its global target is
+                # RTT / sqrt(N))
+                params = ["algo", scheme.split("-")[0], "rtt", "%dms" % math.ceil(idle)] + (
+                    ["rate", "%dkbit" % (PACED * rate_mbit * 1000)]
+                    if scheme.endswith("-paced") else [])
+                p = nslib.start_loader(rtr, tx, "--backend", "qdisc", *params,
                                        log=os.path.join(out, "wire-loader.log"))
                 st = nslib.afcd_stats(rtr, tx, flows=False, dt=0)
                 attached = {"hook": st["hook"], "rate_bps": st["config"]["rate_bps"]}
