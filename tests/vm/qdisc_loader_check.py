@@ -27,6 +27,7 @@ import sys
 import time
 
 import wire_check
+from wire_check import ping_ms, root_qdisc
 from testbed import netns as nslib
 from testbed.netns import in_ns, ns_cmd
 
@@ -36,11 +37,6 @@ SECONDS = 16
 OPS_PIN = os.path.join(nslib.PIN_DIR, "afcd_qdisc_ops")
 
 
-def root_qdisc(ns, dev):
-    out = in_ns(ns, ["tc", "-s", "-j", "qdisc", "show", "dev", dev]).stdout
-    return next((q for q in json.loads(out) if q.get("root")), {})
-
-
 def struct_ops_names():
     out = subprocess.run(["bpftool", "-j", "struct_ops", "show"], capture_output=True,
                          text=True).stdout
@@ -48,14 +44,6 @@ def struct_ops_names():
         return sorted(m.get("name", "") for m in json.loads(out or "[]"))
     except ValueError:
         return []
-
-
-def ping_ms(ns, dst, count, interval):
-    out = in_ns(ns, ["ping", "-c", str(count), "-i", str(interval), "-W", "5", dst],
-                check=False, timeout=count * interval + 30).stdout
-    rtts = sorted(float(ln.split("time=")[1].split()[0]) for ln in out.splitlines()
-                  if "time=" in ln)
-    return rtts
 
 
 def load(s, d):
@@ -73,7 +61,7 @@ def load(s, d):
                             stdout=subprocess.DEVNULL)]
     time.sleep(4)                       # past the slow start and the first drops
     q0 = nslib.afcd_stats(s, "s0", flows=False, dt=0)["queue"]
-    rtts = ping_ms(s, "198.18.0.2", 40, 0.2)
+    rtts = ping_ms(s, 40, 0.2, "198.18.0.2")
     q1 = nslib.afcd_stats(s, "s0", flows=False, dt=0)["queue"]
     for c in cli:
         c.wait(timeout=SECONDS + 60)
@@ -164,11 +152,11 @@ def main():
                            "struct_ops": struct_ops_names()}
         # the idle RTT: the median of 20 (one ping in five or so comes
         # back ms late under TCG)
-        res["idle_ping_ms"] = ping_ms(s, "198.18.0.2", 20, 0.1)
+        res["idle_ping_ms"] = ping_ms(s, 20, 0.1, "198.18.0.2")
         # every packet counted once, by afcd and by tc alike: 300 pings
         c0 = nslib.afcd_stats(s, "s0", flows=False, dt=0)["queue"]["passed"]
         t0 = root_qdisc(s, "s0").get("packets", 0)
-        n = len(ping_ms(s, "198.18.0.2", 300, 0.01))
+        n = len(ping_ms(s, 300, 0.01, "198.18.0.2"))
         res["count"] = {"pings": n,
                         "afcd_passed": nslib.afcd_stats(s, "s0", flows=False,
                                                         dt=0)["queue"]["passed"] - c0,
@@ -196,7 +184,7 @@ def main():
             with open(log + ".2") as fh:
                 said = fh.read()
         res["killed"]["adopted"] = "adopted" in said
-        res["killed"]["pings"] = len(ping_ms(s, "198.18.0.2", 5, 0.2))
+        res["killed"]["pings"] = len(ping_ms(s, 5, 0.2, "198.18.0.2"))
 
         # registered: tc makes afcd the root of another interface, d0, in
         # another namespace with s0's ifindex (2 in both): a plain FIFO
@@ -204,7 +192,7 @@ def main():
         # through d0 and count as unconfigured, not as s0's packets.
         add = in_ns(d, ["tc", "qdisc", "replace", "dev", "d0", "root", "afcd"], check=False)
         st0 = nslib.afcd_stats(s, "s0", flows=False, dt=0)
-        n = len(ping_ms(s, "198.18.0.2", 5, 0.2))
+        n = len(ping_ms(s, 5, 0.2, "198.18.0.2"))
         st1 = nslib.afcd_stats(s, "s0", flows=False, dt=0)
         res["by_tc"] = {"rc": add.returncode, "err": add.stderr.strip(),
                         "kind": root_qdisc(d, "d0").get("kind"), "pings": n,
@@ -238,7 +226,7 @@ def main():
         st = nslib.afcd_stats(s, "s1", flows=False, dt=0)
         res["mq"] = {"tree": sorted((q.get("kind"), q.get("parent") or "root") for q in tree),
                      "rate_bps": st["config"]["rate_bps"], "hook": st["hook"],
-                     "pings": len(ping_ms(s, "198.18.3.2", 5, 0.2))}
+                     "pings": len(ping_ms(s, 5, 0.2, "198.18.3.2"))}
         res["mq"]["passed"] = nslib.afcd_stats(s, "s1", flows=False, dt=0)["queue"]["passed"]
         res["mq"]["rc"] = nslib.stop(p)
         res["mq"]["after"] = root_qdisc(s, "s1").get("kind")

@@ -56,12 +56,14 @@ def link_stats(ns, dev):
 
 
 def root_qdisc(ns, dev):
+    """dev's root qdisc as `tc -s -j` shows it ({} without one)."""
     out = in_ns(ns, ["tc", "-s", "-j", "qdisc", "show", "dev", dev]).stdout
     return next((q for q in json.loads(out) if q.get("root")), {})
 
 
-def ping_ms(ns, count, interval):
-    out = in_ns(ns, ["ping", "-c", str(count), "-i", str(interval), "-W", "5", RCV],
+def ping_ms(ns, count, interval, dst=RCV):
+    """The RTTs (ms, sorted) of count pings from ns to dst, interval s apart."""
+    out = in_ns(ns, ["ping", "-c", str(count), "-i", str(interval), "-W", "5", dst],
                 check=False, timeout=count * interval + 30).stdout
     return sorted(float(ln.split("time=")[1].split()[0]) for ln in out.splitlines()
                   if "time=" in ln)
