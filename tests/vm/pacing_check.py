@@ -102,7 +102,7 @@ def main():
                 srv = subprocess.Popen(ns_cmd(d, ["iperf3", "-s", "-1", "-J", "-p", "5301"]),
                                        stdout=subprocess.PIPE, text=True)
                 time.sleep(0.5)
-                in_ns(s, ["iperf3", "-c", "198.18.0.2", "-p", "5301", "-t", "10", "-C", cc,
+                in_ns(s, ["iperf3", "-c", "198.18.0.2", "-p", "5301", "-t", "7", "-C", cc,
                           "--fq-rate", "%gM" % PACE_MBIT], timeout=60)
                 sd = json.loads(srv.communicate(timeout=30)[0])
                 iv = [x["sum"]["bits_per_second"] for x in sd["intervals"]][2:]
