@@ -188,6 +188,13 @@ def default_hook():
     return "tcx" if version()["tcx"] == "yes" else "clsact"
 
 
+def root_qdisc(ns, dev):
+    """dev's root qdisc in ns as `tc -s -j qdisc show` gives it (its kind,
+    packets, bytes, drops...; {} without one)."""
+    out = in_ns(ns, ["tc", "-s", "-j", "qdisc", "show", "dev", dev]).stdout
+    return next((q for q in json.loads(out) if q.get("root")), {})
+
+
 def tc_state(ns, dev):
     """What tc shows on dev: qdiscs, filters and tcx programs (for 'nothing
     changed')."""

@@ -21,7 +21,7 @@ import sys
 import time
 
 from testbed import netns as nslib
-from testbed.netns import in_ns, ns_cmd
+from testbed.netns import in_ns, ns_cmd, root_qdisc
 from testbed.scenario import bpf_cost
 
 QDISCS = ["pfifo", "fq", "bpf-fifo", "afcd", "fall"]
@@ -36,11 +36,6 @@ def cpu_busy_s():
         f = [int(x) for x in fh.readline().split()[1:]]
     hz = os.sysconf("SC_CLK_TCK")
     return (sum(f[:8]) - f[3] - f[4]) / hz      # all but idle and iowait
-
-
-def root_packets(ns, dev):
-    out = in_ns(ns, ["tc", "-s", "-j", "qdisc", "show", "dev", dev]).stdout
-    return next((q.get("packets", 0) for q in json.loads(out) if q.get("root")), 0)
 
 
 def one(nss, qdisc, idx):
@@ -62,10 +57,10 @@ def one(nss, qdisc, idx):
         time.sleep(0.5)
         names = ("afcd_qdisc_enqueue", "afcd_qdisc_dequeue")
         c0 = bpf_cost(s, names) if qdisc not in ("pfifo", "fq") else None
-        p0, b0 = root_packets(s, "s0"), cpu_busy_s()
+        p0, b0 = root_qdisc(s, "s0").get("packets", 0), cpu_busy_s()
         in_ns(s, ["iperf3", "-c", "198.18.1.2", "-t", str(SECONDS), "-C", "cubic"],
               timeout=SECONDS + 60)
-        b1, p1 = cpu_busy_s(), root_packets(s, "s0")
+        b1, p1 = cpu_busy_s(), root_qdisc(s, "s0").get("packets", 0)
         c1 = bpf_cost(s, names) if qdisc not in ("pfifo", "fq") else None
         r = json.loads(srv.communicate(timeout=30)[0])
         pkts = max(p1 - p0, 1)

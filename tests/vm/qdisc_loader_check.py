@@ -27,9 +27,9 @@ import sys
 import time
 
 import wire_check
-from wire_check import ping_ms, root_qdisc
+from wire_check import ping_ms
 from testbed import netns as nslib
-from testbed.netns import in_ns, ns_cmd
+from testbed.netns import in_ns, ns_cmd, root_qdisc
 
 RATE_MBIT = 20.0
 UDP_MBIT = 40.0

@@ -32,7 +32,7 @@ import threading
 
 from testbed import netns as nslib
 from testbed import validity, wire
-from testbed.netns import in_ns, ns_cmd
+from testbed.netns import in_ns, ns_cmd, root_qdisc
 
 PING_S = 10
 WARMUP = 4
@@ -54,12 +54,6 @@ def link_stats(ns, dev):
     """dev's counters (ip -s): rx/tx bytes, packets, dropped."""
     out = in_ns(ns, ["ip", "-j", "-s", "link", "show", "dev", dev]).stdout
     return json.loads(out)[0]["stats64"]
-
-
-def root_qdisc(ns, dev):
-    """dev's root qdisc as `tc -s -j` shows it ({} without one)."""
-    out = in_ns(ns, ["tc", "-s", "-j", "qdisc", "show", "dev", dev]).stdout
-    return next((q for q in json.loads(out) if q.get("root")), {})
 
 
 def ping_ms(ns, count, interval, dst=RCV):
@@ -188,7 +182,7 @@ def run(out, rate_mbit, schemes=SCHEMES):
         # the base RTT: 10 ms on the way back (the ACKs)
         in_ns(rcv, ["tc", "qdisc", "replace", "dev", rx, "root", "netem", "delay", "10ms"])
         res["idle_ping_ms"] = ping_ms(snd, 20, 0.1)
-        idle = sorted(res["idle_ping_ms"])[len(res["idle_ping_ms"]) // 2]
+        idle = res["idle_ping_ms"][len(res["idle_ping_ms"]) // 2]     # sorted
         for i, scheme in enumerate(schemes):
             key = scheme if scheme not in res else "%s #%d" % (scheme, i + 1)
             p = None
