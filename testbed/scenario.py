@@ -54,6 +54,13 @@ def _udp_vs_cubic(k, n=1):
         for i in range(n)]
 
 
+def _cubics_vs_udp(m, k):
+    """m CUBIC flows (cubic0, cubic1, ..) against one UDP flow at k x the
+    bottleneck."""
+    return lambda r: [Flow("cubic%d" % j, 0, cc="cubic") for j in range(m)] + [
+        Flow("udp", 1, proto="udp", rate_mbit=k * r)]
+
+
 LARGE_BDP = {"duration_s": 30.0, "warmup_s": 8.0}
 
 # name -> (topology kind, description, flows(rate_mbit), defaults). The
@@ -94,8 +101,10 @@ SCENARIOS = {
              lambda r: [Flow("s%d" % (k + 1), k, cc="cubic") for k in range(9)], {}),
     "ecn-cubic-udp": ("dumbbell", "2 ECN-capable CUBIC flows + 1 UDP flow at 1.5x the "
                       "bottleneck, the scheme marking (ecn on)",
-                      lambda r: [Flow("cubic%d" % k, 0, cc="cubic") for k in range(2)] +
-                      [Flow("udp", 1, proto="udp", rate_mbit=1.5 * r)], {"ecn": True}),
+                      _cubics_vs_udp(2, 1.5), {"ecn": True}),
+    "cubic2-udp": ("dumbbell", "2 CUBIC flows + 1 UDP flow at 1.5x the bottleneck: "
+                   "ecn-cubic-udp without ECN, its control",
+                   _cubics_vs_udp(2, 1.5), {}),
     "staggered": ("dumbbell", "3 CUBIC flows starting 4 s apart (4.5.3 (4))",
                   lambda r: [Flow("f%d" % k, k, cc="cubic", start_s=4.0 * k) for k in range(3)],
                   {}),
