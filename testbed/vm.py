@@ -122,14 +122,53 @@ def in_vm():
 # then only counts.
 SO_TIMESTAMP = 29      # asm-generic/socket.h (SO_TIMESTAMP_OLD); Python lacks it
 _held = []
+# net_get_random_once() (include/linux/once.h) keys the hash secrets of
+# inet_ehashfn(), inet6_ehashfn(), the TCP sequence and timestamp offsets
+# and the UDP hashes: its first call disables a static key, from a work
+# item, while other vCPUs run the code it patches. The guest's first TCP
+# connection, an iperf3 test's under load, panicked Debian's 6.18.15
+# guest once so ("Oops: int3" in inet_ehashfn() from tcp_v4_connect(),
+# 2026-11-26). A TCP connection and a UDP datagram over lo, IPv4 and
+# IPv6, take those first calls before any load, and ONCE_SETTLE_S lets
+# the work item finish.
+ONCE_SETTLE_S = 0.5
+
+
+def _take_first_calls():
+    """Over lo: a TCP connection and a UDP datagram for each family
+    that lo has (one without an address is skipped). Returns the
+    families that went through."""
+    done = []
+    for fam, addr in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+        try:
+            with socket.socket(fam, socket.SOCK_STREAM) as srv:
+                srv.bind((addr, 0))
+                srv.listen(1)
+                with socket.create_connection(srv.getsockname()[:2], timeout=2):
+                    srv.settimeout(2)
+                    srv.accept()[0].close()
+            with socket.socket(fam, socket.SOCK_DGRAM) as rx, \
+                    socket.socket(fam, socket.SOCK_DGRAM) as tx:
+                rx.bind((addr, 0))
+                rx.settimeout(2)
+                tx.connect(rx.getsockname()[:2])
+                tx.send(b"x")
+                rx.recv(1)
+            done.append(fam)
+        except OSError:
+            continue
+    time.sleep(ONCE_SETTLE_S)
+    return done
 
 
 def hold_jump_labels():
-    """In the guest: netstamp_needed_key held on by a socket with
+    """In the guest: net_get_random_once()'s first calls taken
+    (_take_first_calls()), netstamp_needed_key held on by a socket with
     SO_TIMESTAMP kept open for this process's life, the ingress and
     egress keys by a clsact qdisc on the root namespace's lo."""
     if _held:
         return
+    _take_first_calls()
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMP, 1)
     _held.append(s)

@@ -5,6 +5,7 @@ pins the operator cannot read, /metrics under slow and pipelining clients,
 numbers and config files that only look right."""
 import json
 import os
+import socket
 import subprocess
 import time
 
@@ -299,20 +300,29 @@ def test_qdisc_backend_rate_is_optional(pair, args, err):
 
 def test_vm_guest_holds_its_jump_labels(pair):
     """testbed/vm.py hold_jump_labels(), which the VM's guest runs first:
-    a socket with SO_TIMESTAMP on (netstamp_needed_key held) kept for the
-    process's life, and a clsact qdisc on lo (the ingress and egress
-    keys); in namespace a here, where it touches nothing else."""
+    net_get_random_once()'s first calls taken by a TCP connection and a
+    UDP datagram over lo for IPv4 and IPv6 (none where lo is down, and
+    no error), a socket with SO_TIMESTAMP on (netstamp_needed_key held)
+    kept for the process's life, and a clsact qdisc on lo (the ingress
+    and egress keys); in namespace a here, where it touches nothing
+    else."""
     code = ("import json, socket, subprocess\n"
             "from testbed import vm\n"
+            "subprocess.run(['ip', 'link', 'set', 'lo', 'down'], check=True)\n"
+            "down = vm._take_first_calls()\n"
+            "subprocess.run(['ip', 'link', 'set', 'lo', 'up'], check=True)\n"
+            "up = vm._take_first_calls()\n"
             "vm.hold_jump_labels()\n"
             "vm.hold_jump_labels()\n"
             "s = vm._held\n"
             "q = json.loads(subprocess.run(['tc', '-j', 'qdisc', 'show', 'dev', 'lo'],\n"
             "               capture_output=True, text=True).stdout)\n"
             "print(json.dumps({'held': len(s), 'ts': s[0].getsockopt(socket.SOL_SOCKET,\n"
-            "                  vm.SO_TIMESTAMP), 'kinds': [x['kind'] for x in q]}))\n")
+            "                  vm.SO_TIMESTAMP), 'kinds': [x['kind'] for x in q],\n"
+            "                  'down': down, 'up': [int(f) for f in up]}))\n")
     out = in_ns(pair[0], ["/usr/bin/python3", "-c", code],
                       env=dict(os.environ, PYTHONPATH=nslib.ROOT)).stdout
     r = json.loads(out)
     assert r["held"] == 1 and r["ts"] == 1, r
     assert "clsact" in r["kinds"], r
+    assert r["down"] == [] and r["up"] == [int(socket.AF_INET), int(socket.AF_INET6)], r
