@@ -292,7 +292,8 @@ AFCD_INLINE int afcd_flow_idle(__u64 now, __u64 t_last_ns, __u64 interval_ns)
  * whatever the drop law says, while the queue is above the policer's
  * gate (afcd_police_gate_ns()). Returns PASS, MARK (the policer's: an
  * ECN-capable packet under ecn on, within one interval past its lead,
- * afcd_police()), DROP_OVERLIMIT or DROP_POLICE; *vt_seen and *vt_next:
+ * afcd_police(), once an interval for a flow, afcd_police_mark_due()),
+ * DROP_OVERLIMIT or DROP_POLICE; *vt_seen and *vt_next:
  * the policer's clock as read and as it advances when the packet is
  * admitted (*vt_next 0: it does not move). */
 AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, const struct afcd_flow *f,
@@ -313,8 +314,13 @@ AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, const struct afcd_flow *f,
 	case AFCD_POLICE_PASS:
 		return AFCD_V_PASS;
 	case AFCD_POLICE_MARK:
+		/* a flow's packet is marked once an interval, the mice
+		 * aggregate's (many senders, one clock) each time; the rest
+		 * of the band passes, charged to the flow's clock */
 		if (e->sojourn_ns > in->police_gate_ns)
-			return AFCD_V_MARK;
+			return in->mouse || afcd_police_mark_due(f->police_mark_ns, in->now_ns,
+								 in->interval_ns) ?
+			       AFCD_V_MARK : AFCD_V_PASS;
 		break;
 	default:
 		if (e->sojourn_ns > in->police_gate_ns)
@@ -549,6 +555,8 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 		afcd_police_commit(q, f, in, vt_seen, vt_next);
 		if (f)
 			f->t_last_ns = e.t_dep_ns;
+		if (pmark && f && !in->mouse)
+			f->police_mark_ns = in->now_ns;
 	}
 	afcd_account(q, f, in, &e, verdict,
 		     (*ce_thr_mark ? AFCD_MARK_CE_THRESHOLD : 0) | (pmark ? AFCD_MARK_POLICE : 0) |

@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 13u
+#define AFCD_ABI_VERSION 14u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -653,8 +653,11 @@ struct afcd_flow {
 				  * sampling and AFD coins, seeded by bpf_get_prandom_u32()
 				  * when the entry is created (an aggregate's: at its first
 				  * packet); a helper call a packet cost 20 ns */
+	__u64 police_mark_ns;  /* arrival of the packet the policer last CE-marked (0:
+				  * none): it marks a flow at most once an interval
+				  * (afcd_police_mark_due()) */
 };
-_Static_assert(sizeof(struct afcd_flow) == 160, "afcd_flow ABI");
+_Static_assert(sizeof(struct afcd_flow) == 168, "afcd_flow ABI");
 
 /* ---- Queue: map afcd_queue ---------------------------------------------
  * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_queue. The

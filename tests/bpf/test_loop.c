@@ -297,9 +297,9 @@ static void test_loop_crowd_queue_state(void)
 
 /* Expected result: two ECN-capable CUBIC flows against a UDP flood at 1.5x
  * under ecn on: after the warm-up the ECN flows lose (almost) nothing (at
- * most 0.05 % of their packets: the policer marks an ECN-capable packet
- * for an interval past its lead, time for its sender to answer, and the
- * law marks), the link stays busy (utilization at least 0.97), each ECN
+ * most 0.05 % of their packets: the policer does not drop an ECN-capable
+ * packet for an interval past its lead, time for its sender to answer
+ * the mark it gives once an interval, and the law marks), the link stays busy (utilization at least 0.97), each ECN
  * flow gets at least 85 % of its fair share and the flood, which ignores
  * marks, is held by drops to at most 1.25x its share. */
 static void test_loop_ecn(void)

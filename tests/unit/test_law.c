@@ -1045,9 +1045,9 @@ static void test_fall_fallback_cached(void)
 
 /* The per-packet decision on the host (bpf/afcd_decide.h): inputs from an
  * estimate, then the locked section, with a clock we drive. */
-static __u32 decide_one(const struct afcd_config *c, const struct afcd_est *e,
+static __u32 decide_pkt(const struct afcd_config *c, const struct afcd_est *e,
 			struct afcd_queue *q, struct afcd_flow *f, __u32 m_i, __u64 now,
-			__u32 len, __u64 *t_dep)
+			__u32 len, int ect, __u64 *t_dep)
 {
 	struct afcd_fair fs;
 	struct afcd_in in;
@@ -1055,9 +1055,61 @@ static __u32 decide_one(const struct afcd_config *c, const struct afcd_est *e,
 
 	memset(&in, 0, sizeof(in));
 	afcd_in_init(c, now, len, &in);
+	in.ect = ect;
 	afcd_fair_now(c, e, c->rate_bps, q->n_active, 0, now, &q->fb_gt, &fs);
 	afcd_inputs(c, &fs, m_i, 0, &in);
 	return afcd_decide(q, f, &in, t_dep, &ce);
+}
+
+/* The same for a Not-ECT packet. */
+static __u32 decide_one(const struct afcd_config *c, const struct afcd_est *e,
+			struct afcd_queue *q, struct afcd_flow *f, __u32 m_i, __u64 now,
+			__u32 len, __u64 *t_dep)
+{
+	return decide_pkt(c, e, q, f, m_i, now, len, 0, t_dep);
+}
+
+/* Expected result: under ecn on, an ECN-capable flow far above its fair
+ * rate that ignores the marks (a flood), beside a Not-ECT one, is marked
+ * by the policer once an interval, not at each packet of the band: the
+ * first mark when its lead is spent, then one each 100 ms while it stays
+ * in the band, whose end it reaches and where it is dropped; its packets
+ * between marks pass and count against its clock, so it is held to the
+ * fair rate as the Not-ECT one is, plus the band (100 ms at the fair
+ * rate, 375 frames) */
+static void test_decide_police_mark_once(void)
+{
+	struct afcd_config c = cfg(AFCD_ALGO_AFCD, 100000000ULL);
+	struct afcd_est e = { .heartbeat_ns = 1, .m_fair = 500, .waterline = 500,
+			      .fair_rate_bps = 45000000ULL };
+	struct afcd_queue q = { .n_active = 2 };
+	struct afcd_flow ect = {0}, plain = {0};
+	__u64 now = 1000000ULL, t, pmarks = 0, sent = 0, sent_plain = 0, drops = 0, last = 0;
+	__u64 gap = ~0ULL;
+	__u32 v;
+	int i;
+
+	c.flags |= AFCD_F_ECN;
+	for (i = 0; i < 20000; i++, now += 60000) {
+		e.heartbeat_ns = now;
+		v = decide_pkt(&c, &e, &q, &ect, 1500, now, 1500, 1, &t);
+		sent += v == AFCD_V_PASS || v == AFCD_V_MARK;
+		drops += v == AFCD_V_DROP_POLICE;
+		if (v == AFCD_V_MARK && ect.police_mark_ns == now) {
+			if (last && now - last < gap)
+				gap = now - last;
+			last = now;
+			pmarks++;
+		}
+		sent_plain += decide_one(&c, &e, &q, &plain, 1500, now + 30000, 1500, &t) ==
+			      AFCD_V_PASS;
+	}
+	CHECK(pmarks >= 2 && pmarks <= 13, "policer marks %llu", (unsigned long long)pmarks);
+	CHECK(gap >= c.interval_ns, "marks %llu ns apart", (unsigned long long)gap);
+	CHECK_EQ(q.stats[AFCD_S_POLICE_MARK], pmarks);
+	CHECK(drops > 0, "never dropped");
+	CHECK(sent >= sent_plain && sent <= sent_plain + 375 + 50, "sent %llu, Not-ECT %llu",
+	      (unsigned long long)sent, (unsigned long long)sent_plain);
 }
 
 static void test_decide_policer(void)
@@ -1311,6 +1363,28 @@ static void test_decide_stages(void)
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_MARK);
 	f.vt_ns = now + 1000001 + in.interval_ns;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	/* expected: a flow is marked once an interval; within an interval of
+	 * its last mark its packet in the band passes and moves its clock (it
+	 * is charged), from an interval on it is marked again; the band's end
+	 * still drops; the mice aggregate (many senders) is marked each time */
+	f.vt_ns = now + 1000001;
+	f.police_mark_ns = now - in.interval_ns + 1;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_PASS);
+	CHECK_EQ(next, now + 1000001 + 240000);
+	f.police_mark_ns = now - in.interval_ns;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_MARK);
+	f.police_mark_ns = now;
+	f.vt_ns = now + 1000001 + in.interval_ns;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	CHECK_EQ(afcd_police_mark_due(0, 5, 10), 1);
+	CHECK_EQ(afcd_police_mark_due(100, 109, 10), 0);
+	CHECK_EQ(afcd_police_mark_due(100, 110, 10), 1);
+	CHECK_EQ(afcd_police_mark_due(~0ULL - 3, 7, 10), 1);   /* across the wrap */
+	in.mouse = 1;
+	q.mice_vt_ns = now + 1000001;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_MARK);
+	in.mouse = 0;
+	f.police_mark_ns = 0;
 	in.ect = 0;                        /* not ECN-capable: dropped at the lead */
 	f.vt_ns = now + 1000001;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
@@ -1787,6 +1861,7 @@ int main(int argc, char **argv)
 	TEST(test_fair_now_fallback);
 	TEST(test_fall_fallback_cached);
 	TEST(test_decide_policer);
+	TEST(test_decide_police_mark_once);
 	TEST(test_crowd_gate);
 	TEST(test_codel_state_queue);
 	TEST(test_decide_stages);
