@@ -190,7 +190,11 @@ def main():
                 for a in sys.argv[1:]]
         if "--out" not in argv:
             argv += ["--out", out]
-        rc = vm_exec(argv, [out], args.vm_timeout, args.kernel, args.wire)
+        if args.cmd == "demo":
+            rc = vm_exec_once_more("demo", argv, args.resume, [out], args.vm_timeout,
+                                   args.kernel)
+        else:
+            rc = vm_exec(argv, [out], args.vm_timeout, args.kernel, args.wire)
         if runs is not None and args.cmd != "calibrate":
             # plotted here: importing matplotlib takes minutes under TCG
             for p in make_plots(load_results(out), out):
@@ -230,6 +234,19 @@ def main():
     return 0 if len(results) == want else 1
 
 
+def vm_exec_once_more(cmd, argv, resume, rwdirs, timeout_s, kernel):
+    """vm_exec(argv, ...) for a command that can resume (demo,
+    reproduce): when the guest hung (124) or died (255; TCG: README,
+    Known limits), the runs it finished are kept and the others run in a
+    new VM with --resume, once. Returns the last VM's exit code."""
+    rc = vm_exec(argv, rwdirs, timeout_s, kernel)
+    if rc in (124, 255):
+        say("afcd-testbed %s: the VM %s (exit %d); once more for the runs it did not "
+            "finish (--resume)" % (cmd, "hung" if rc == 124 else "died", rc))
+        rc = vm_exec(argv + ([] if resume else ["--resume"]), rwdirs, timeout_s, kernel)
+    return rc
+
+
 def reproduce_main(args):
     """afcd-testbed reproduce (testbed/reproduce.py)."""
     from . import figures, reproduce
@@ -262,14 +279,7 @@ def reproduce_main(args):
             argv += ["--out", out]
         _, est = reproduce.plan(figs, args.mode, which, repeat)
         timeout = args.vm_timeout if "--vm-timeout" in sys.argv else int(1.5 * est + 1800)
-        rc = vm_exec(argv, [out], timeout, args.kernel)
-        if rc in (124, 255):
-            # the guest hung or died (TCG: README, Known limits): the runs
-            # it finished are kept, the others run in a new VM, once
-            say("afcd-testbed reproduce: the VM %s (exit %d); once more for the runs it did "
-                "not finish (--resume)" % ("hung" if rc == 124 else "died", rc))
-            rc = vm_exec(argv + ([] if args.resume else ["--resume"]), [out], timeout,
-                         args.kernel)
+        rc = vm_exec_once_more("reproduce", argv, args.resume, [out], timeout, args.kernel)
         reproduce.judge_all(figs, out, which)
         return rc
     nslib.ensure_bpffs()

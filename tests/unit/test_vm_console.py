@@ -8,6 +8,8 @@ import os
 import subprocess
 import time
 
+import pytest
+
 from testbed import vm
 
 CONSOLE = """virtme: waiting for virtiofsd to start
@@ -184,25 +186,28 @@ def test_a_guest_silent_while_booting_is_booted_again(monkeypatch, capsys):
     assert "done" in out
 
 
-def test_reproduce_runs_what_a_dead_vm_left_once_more(monkeypatch, tmp_path):
-    """Expected result: `reproduce` whose VM dies (255) or hangs (124)
-    boots one more VM with --resume (the finished runs kept), and no
-    third; the second VM's exit code is returned."""
+@pytest.mark.parametrize("argv", [["reproduce", "4.3", "--mode", "quick", "--rate", "20"],
+                                  ["demo"]])
+def test_a_dead_vm_s_runs_run_once_more(monkeypatch, tmp_path, argv):
+    """Expected result: `reproduce` or `demo` whose VM dies (255) or
+    hangs (124) boots one more VM with --resume (the finished runs kept),
+    and no third; the second VM's exit code is returned."""
     from testbed import cli, reproduce
     for first, second, boots in ((255, 0, 2), (124, 255, 2), (0, 0, 1), (1, 0, 1)):
         calls = []
 
-        def fake_exec(argv, rwdirs, timeout_s, kernel=None):
+        def fake_exec(argv, rwdirs, timeout_s, kernel=None, wire=None):
             calls.append(list(argv))
             return (first, second)[len(calls) - 1]
         monkeypatch.setattr(cli, "vm_exec", fake_exec)
         monkeypatch.setattr(cli, "need_vm", lambda args: True)
+        monkeypatch.setattr(cli, "qdisc_kernel", lambda: None)
+        monkeypatch.setattr(cli, "make_plots", lambda *a, **k: [])
+        monkeypatch.setattr(cli, "load_results", lambda *a, **k: [])
         monkeypatch.setattr(reproduce, "judge_all", lambda *a, **k: None)
         monkeypatch.setattr(cli.nslib, "AFCD", "/bin/sh")
         monkeypatch.setattr(cli.os, "geteuid", lambda: 0)
-        monkeypatch.setattr(cli.sys, "argv", ["afcd-testbed", "reproduce", "4.3", "--mode",
-                                              "quick", "--rate", "20", "--out",
-                                              str(tmp_path)])
+        monkeypatch.setattr(cli.sys, "argv", ["afcd-testbed"] + argv + ["--out", str(tmp_path)])
         rc = cli.main()
         assert len(calls) == boots, (first, calls)
         assert rc == (second if boots == 2 else first)
