@@ -758,37 +758,42 @@ AFCD_INLINE __s64 afcd_sdiv64(__s64 a, __u64 d)
  *   c <- c + alpha (Q_old - Q_target) - beta (Q - Q_target)
  *   m_fair = clamp(anchor + c, 1, sb_size)
  * with anchor = sb_size / N (eq. 3.4) or the water level above. All Q
- * and c are milli-samples; alpha, beta are *1000 (1700, 1800). c is
- * bounded against wind-up: below by -3/4 anchor, above by +1/8 anchor
- * (AFCD_CTRL_LIFT_DIV) for the target_i laws, whose anchor, the water
- * level, is already the max-min share: an m_fair lifted far above it
- * puts every flow below 7/8 m_fair, where target_i is infinite, so that
- * after a quiet spell the law stayed off while a standing queue built
- * and the controller unwound (measured in the closed loop,
- * tests/bpf/loop.h: p99 queueing delay 14-16 ms at 60-120 ms RTT with
- * +3/4, 6 ms with +1/8, at 0.01-0.02 of utilization); lift_only bounds
- * c to [0, +3/4 anchor] (algo afd: below the max-min share AFD's law
- * drops flows at their fair share, which idled the link: 3.1 of 10
- * Mbit/s with two flows). Updates *ctrl_milli and returns m_fair in
- * samples. Runs in the BPF refresh step and on the host. */
+ * and c are milli-samples; alpha, beta are *1000 (1700, 1800). The
+ * anchor, the water level, is already the max-min share, so c only lifts:
+ * it is bounded to [0, +1/8 anchor] (AFCD_CTRL_LIFT_DIV) for the target_i
+ * laws and to [0, +3/4 anchor] with wide_lift (algo afd).
+ *  - Not below 0: an m_fair wound below the water level made a flow below
+ *    its max-min share the law's target while a policed flood held the
+ *    queue near target (fig. 3.5, CUBIC against UDP at 1.0x, 120 ms,
+ *    under TCG: m_fair at 0.55-0.7 of the level, CUBIC's target_i 1-3 ms,
+ *    its window cut at 75-90 % of its share, 35 % of the link); and
+ *    AFD's law below the max-min share drops flows at their fair share,
+ *    which idled the link (3.1 of 10 Mbit/s with two flows).
+ *  - At most +1/8 for the target_i laws: an m_fair lifted far above the
+ *    level puts every flow below 7/8 m_fair, where target_i is infinite,
+ *    so that after a quiet spell the law stayed off while a standing
+ *    queue built and the controller unwound (closed loop,
+ *    tests/bpf/loop.h: p99 queueing delay 14-16 ms at 60-120 ms RTT with
+ *    +3/4, 6 ms with +1/8, at 0.01-0.02 of utilization).
+ * Updates *ctrl_milli and returns m_fair in samples. Runs in the BPF
+ * refresh step and on the host. */
 #define AFCD_CTRL_LIFT_DIV 8
 AFCD_INLINE __u32 afcd_afd_m_fair(__s64 *ctrl_milli, __s64 q_old_milli, __s64 q_milli,
 				  __s64 q_target_milli, __u32 alpha_milli,
-				  __u32 beta_milli, __u32 sb_size, __u32 anchor, int lift_only)
+				  __u32 beta_milli, __u32 sb_size, __u32 anchor, int wide_lift)
 {
 	__s64 c = *ctrl_milli;
 	__u64 a = anchor ? anchor : sb_size;
-	/* the bounds above, in milli-samples (of sb_size without an anchor) */
-	__s64 lo = lift_only ? 0 : -(__s64)(a * 1000 * 3 / 4);
-	__s64 hi = lift_only ? (__s64)(a * 1000 * 3 / 4) : (__s64)(a * 1000 / AFCD_CTRL_LIFT_DIV);
+	/* the bound above, in milli-samples (of sb_size without an anchor) */
+	__s64 hi = wide_lift ? (__s64)(a * 1000 * 3 / 4) : (__s64)(a * 1000 / AFCD_CTRL_LIFT_DIV);
 	__s64 m;
 
 	c += afcd_sdiv64((__s64)alpha_milli * (q_old_milli - q_target_milli), 1000);
 	c -= afcd_sdiv64((__s64)beta_milli * (q_milli - q_target_milli), 1000);
 	if (c > hi)
 		c = hi;
-	if (c < lo)
-		c = lo;
+	if (c < 0)
+		c = 0;
 	*ctrl_milli = c;
 	m = (__s64)anchor + afcd_sdiv64(c, 1000);
 	if (m < 1)

@@ -135,8 +135,8 @@ enum afcd_trait {
 	AFCD_T_GTARGET = 1u << 2, /* FaLL's global target RTT/sqrt(N) gates the law and is
 				   * its queue target (eq. 4.5-4.6) */
 	AFCD_T_GCODEL  = 1u << 3, /* codel_state global and queue apply */
-	AFCD_T_LIFT    = 1u << 4, /* the AFD controller only lifts m_fair above the water
-				   * level (afcd_afd_m_fair(): algo afd) */
+	AFCD_T_LIFT    = 1u << 4, /* the AFD controller lifts m_fair up to 3/4 above the
+				   * water level, not 1/8 (afcd_afd_m_fair(): algo afd) */
 };
 
 /* Drop laws, once: FN(ENUM, name, law, traits, default target, interval

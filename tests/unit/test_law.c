@@ -640,26 +640,31 @@ static void test_afd_controller(void)
 	__s64 c = 0;
 	uint32_t m;
 
-	/* at Q = Q_target the correction stays 0: m_fair = sb/N */
+	/* at Q = Q_target the correction stays 0: m_fair = the anchor */
 	m = afcd_afd_m_fair(&c, 10000, 10000, 10000, 1700, 1800, 2000, 500, 0);
 	CHECK_EQ(m, 500);
 	CHECK_EQ(c, 0);
-	/* queue above target and growing: m_fair falls */
-	m = afcd_afd_m_fair(&c, 10000, 50000, 10000, 1700, 1800, 2000, 500, 0);
-	CHECK(m < 500, "m_fair %u", m);
-	/* empty queue: m_fair rises back */
+	/* empty queue: m_fair rises above the anchor */
+	m = afcd_afd_m_fair(&c, 0, 0, 10000, 1700, 1800, 2000, 500, 0);
+	CHECK(m > 500, "m_fair %u", m);
+	/* queue above target and growing: m_fair falls back */
 	{
 		uint32_t before = m;
 
-		m = afcd_afd_m_fair(&c, 0, 0, 10000, 1700, 1800, 2000, 500, 0);
-		CHECK(m > before, "m_fair %u after %u", m, before);
+		m = afcd_afd_m_fair(&c, 10000, 50000, 10000, 1700, 1800, 2000, 500, 0);
+		CHECK(m < before, "m_fair %u after %u", m, before);
 	}
-	/* wind-up bounded, result clamped to [1, sb_size] */
+	/* a standing queue never takes m_fair below the anchor, the water
+	 * level: a flow below its max-min share (7/8 of it) has no law */
 	c = 0;
 	for (int i = 0; i < 100000; i++)
 		m = afcd_afd_m_fair(&c, 1000000, 1000000, 0, 1700, 1800, 2000, 500, 0);
-	CHECK_EQ(m, 500 - 500 * 3 / 4);      /* correction bounded to 3/4 anchor */
-	CHECK_EQ(c, -500 * 1000 * 3 / 4);
+	CHECK_EQ(m, 500);
+	CHECK_EQ(c, 0);
+	CHECK(afcd_target_i_ns(5000000, m, 500 * 7 / 8 - 1, 3, 100000000) == AFCD_TARGET_INF,
+	      "a flow below 7/8 of the water level is the law's target under a standing queue");
+	CHECK(afcd_target_i_ns(5000000, m, 500, 3, 100000000) == 5000000,
+	      "the flow at the water level keeps the plain target");
 	/* the target_i laws: an empty queue lifts m_fair by at most 1/8 of
 	 * the anchor, so that the flow at the water level stays within the
 	 * 7/8 band where target_i is finite */
@@ -669,7 +674,7 @@ static void test_afd_controller(void)
 	CHECK_EQ(c, 500 * 1000 / AFCD_CTRL_LIFT_DIV);
 	CHECK(afcd_target_i_ns(5000000, m, 500, 3, 100000000) != AFCD_TARGET_INF,
 	      "the flow at the water level has no law under the lifted m_fair");
-	/* lift_only (algo afd): never below the anchor, still above it */
+	/* wide_lift (algo afd): never below the anchor, up to 3/4 above it */
 	c = 0;
 	for (int i = 0; i < 1000; i++)
 		m = afcd_afd_m_fair(&c, 1000000, 1000000, 0, 1700, 1800, 2000, 500, 1);
