@@ -22,9 +22,9 @@ the dissertation's experiments in network namespaces.
 Every run records the guest's CPU, the loader's CPU, timer lateness and
 whether each sender reached its configured rate, and is marked invalid
 when the machine, not the scheme, was measured (testbed/validity.py).
---rate auto first calibrates: the heaviest workload asked for (the most UDP
-relative to the rate) under AFCD at decreasing rates until a run is valid
-with the guest at most 75 % busy. --repeat K gives mean and standard
+--rate auto first calibrates: the heaviest workloads asked for (the most UDP
+relative to the rate, and the most UDP senders) under AFCD at decreasing
+rates until a run of each is valid with the guest at most 75 % busy. --repeat K gives mean and standard
 deviation per metric.
 
 Schemes: this project's programs over sch_fq (droptail, codel, afd, afcd,
@@ -209,7 +209,7 @@ def main():
                               env=env).returncode
     t0 = time.time()
     if args.cmd == "calibrate":
-        calibrate(out, args.scenario or CAL_SCENARIO)
+        calibrate(out, [args.scenario or CAL_SCENARIO])
         return 0
     cal = os.path.join(out, "calibration.json")
     if args.rate == "auto" and args.resume and os.path.exists(cal):

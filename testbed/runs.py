@@ -1,18 +1,19 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 """Runs of scenarios under schemes, one after the other, resumable, and
 the calibration that picks their rate: the highest at which this machine
-runs the heaviest workload validly (testbed/validity.py) with a margin."""
+runs the heaviest workloads validly (testbed/validity.py) with a margin."""
 import json
 import os
 import time
 
 from . import scenario, validity
 
-# calibration: the heaviest workload of the runs asked for (the most UDP
-# relative to the rate; cubic-udp by default) under AFCD (its loader
-# included), short runs, rates tried from the top down. A probe counts only
-# with a margin below the validity limits (CAL_BUSY_MAX), because the real
-# runs last longer and some schemes cost more.
+# calibration: the heaviest workloads of the runs asked for (the most UDP
+# relative to the rate, and the most UDP senders; cubic-udp by default)
+# under AFCD (its loader included), short runs, rates tried from the top
+# down. A rate counts only when every probe at it is valid with a margin
+# below the validity limits (CAL_BUSY_MAX), because the real runs last
+# longer and some schemes cost more.
 CAL_SCENARIO, CAL_SCHEME, CAL_DURATION_S, CAL_WARMUP_S = "cubic-udp", "afcd", 8.0, 2.0
 CAL_RATES = [150.0, 100.0, 70.0, 50.0, 35.0, 25.0, 18.0, 12.0, 8.0, 5.0]
 CAL_BUSY_MAX = 0.75
@@ -85,37 +86,52 @@ def run_many(runs, args, out_dir, rate):
 
 
 def heaviest(names):
-    """The scenario with the most UDP load relative to the rate (the one
-    that needs the most of the machine), cubic-udp if none has UDP."""
-    load = {n: sum(f.rate_mbit for f in scenario._flows(scenario.SCENARIOS[n][2], 1.0)
-                   if f.proto == "udp") for n in names}
-    best = max(load, key=lambda n: load[n]) if load else CAL_SCENARIO
-    return best if load.get(best) else CAL_SCENARIO
+    """The workloads the calibration probes among the scenarios names: the
+    one with the most UDP load relative to the rate and the one with the
+    most UDP senders (each sender is a process of its own in the guest:
+    4 flows at 0.5x cost more CPU than one at 3x), once each, in that
+    order; [cubic-udp] if none has UDP."""
+    udp = {n: [f for f in scenario._flows(scenario.SCENARIOS[n][2], 1.0) if f.proto == "udp"]
+           for n in names}
+    udp = {n: fl for n, fl in udp.items() if fl}
+    if not udp:
+        return [CAL_SCENARIO]
+    def load(n):
+        return sum(f.rate_mbit for f in udp[n])
+    by_load = max(sorted(udp), key=load)
+    by_senders = max(sorted(udp), key=lambda n: (len(udp[n]), load(n)))
+    return [by_load] + ([by_senders] if by_senders != by_load else [])
 
 
-def calibrate(out_dir, workload=CAL_SCENARIO):
-    """The highest bottleneck rate (Mbit/s) at which this machine runs the
-    workload validly, with CAL_BUSY_MAX of margin on the guest's CPU;
-    writes out_dir/calibration.json."""
+def calibrate(out_dir, workloads=(CAL_SCENARIO,)):
+    """The highest bottleneck rate (Mbit/s) at which this machine runs
+    every one of workloads validly, with CAL_BUSY_MAX of margin on the
+    guest's CPU; writes out_dir/calibration.json."""
     probes, best = [], None
     for rate in CAL_RATES:
-        say("calibrate: %s under %s at %g Mbit/s ..." % (workload, CAL_SCHEME, rate))
-        try:
-            r = scenario.run(workload, CAL_SCHEME, rate_mbit=rate, rtt_ms=20.0,
-                             duration_s=CAL_DURATION_S, warmup_s=CAL_WARMUP_S)
-        except Exception as e:
-            say("    failed: %s" % e)
-            continue
-        probes.append({"rate_mbit": rate, "valid": r["valid"],
-                       "invalid_reasons": r["invalid_reasons"], "cpu": r["cpu"],
-                       "timer_late_ms": r["timer_late_ms"],
-                       "senders": {f["name"]: (f.get("client") or {}).get("sent_mbps")
-                                   for f in r["flows"]}})
-        ok = r["valid"] and r["cpu"]["guest_busy"] <= CAL_BUSY_MAX
-        say("    %s (guest %.0f %% busy)" % (
-            ("valid" if ok else "valid, but without margin (guest > %.0f %% busy)" %
-             (100 * CAL_BUSY_MAX)) if r["valid"] else
-            "invalid: " + "; ".join(r["invalid_reasons"]), 100 * r["cpu"]["guest_busy"]))
+        ok = True
+        for workload in workloads:
+            say("calibrate: %s under %s at %g Mbit/s ..." % (workload, CAL_SCHEME, rate))
+            try:
+                r = scenario.run(workload, CAL_SCHEME, rate_mbit=rate, rtt_ms=20.0,
+                                 duration_s=CAL_DURATION_S, warmup_s=CAL_WARMUP_S)
+            except Exception as e:
+                say("    failed: %s" % e)
+                ok = False
+                break
+            probes.append({"rate_mbit": rate, "workload": workload, "valid": r["valid"],
+                           "invalid_reasons": r["invalid_reasons"], "cpu": r["cpu"],
+                           "timer_late_ms": r["timer_late_ms"],
+                           "senders": {f["name"]: (f.get("client") or {}).get("sent_mbps")
+                                       for f in r["flows"]}})
+            good = r["valid"] and r["cpu"]["guest_busy"] <= CAL_BUSY_MAX
+            say("    %s (guest %.0f %% busy)" % (
+                ("valid" if good else "valid, but without margin (guest > %.0f %% busy)" %
+                 (100 * CAL_BUSY_MAX)) if r["valid"] else
+                "invalid: " + "; ".join(r["invalid_reasons"]), 100 * r["cpu"]["guest_busy"]))
+            if not good:
+                ok = False
+                break
         if ok:
             best = rate
             break
@@ -123,7 +139,7 @@ def calibrate(out_dir, workload=CAL_SCENARIO):
         best = CAL_RATES[-1]
         say("calibrate: no rate ran validly; using the lowest, %g Mbit/s" % best)
     cal = {"rate_mbit": best, "kernel": os.uname().release, "date": time.strftime("%Y-%m-%d %H:%M"),
-           "workload": "%s under %s, %g s" % (workload, CAL_SCHEME, CAL_DURATION_S),
+           "workload": "%s under %s, %g s" % (", ".join(workloads), CAL_SCHEME, CAL_DURATION_S),
            "guest_busy_max": CAL_BUSY_MAX,
            "probes": probes}
     os.makedirs(out_dir, exist_ok=True)

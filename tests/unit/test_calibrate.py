@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""What the rate calibration probes, and its rule: a rate counts only when
+every probe at it is valid with margin (the demo once calibrated on the
+flood at 3x alone and ran its four-sender workload with the guest 88-96 %
+busy, every run of it invalid)."""
+from testbed import report, runs
+
+
+def test_heaviest_probes_the_most_load_and_the_most_senders():
+    assert runs.heaviest(report.DEMO_SCENARIOS) == ["cubic-udp3", "cubic-4udp"]
+    assert runs.heaviest(["cubic-udp", "cubic-udp3"]) == ["cubic-udp3"]
+    assert runs.heaviest(["cubic-4udp"]) == ["cubic-4udp"]
+    assert runs.heaviest(["cubic-reno-60"]) == [runs.CAL_SCENARIO]
+
+
+def _probe(busy):
+    """scenario.run() of a probe: valid, the guest busy[workload][rate]."""
+    def run(workload, scheme, rate_mbit, **kw):
+        return {"valid": True, "invalid_reasons": [], "timer_late_ms": {}, "flows": [],
+                "cpu": {"guest_busy": busy[workload].get(rate_mbit, 0.5)}}
+    return run
+
+
+def test_a_rate_counts_only_when_every_workload_has_margin(monkeypatch, tmp_path):
+    busy = {"cubic-udp3": {150.0: 0.9, 100.0: 0.7, 70.0: 0.6},
+            "cubic-4udp": {100.0: 0.9, 70.0: 0.8}}
+    calls = []
+    run = _probe(busy)
+    monkeypatch.setattr(runs.scenario, "run",
+                        lambda w, s, rate_mbit, **kw: calls.append((w, rate_mbit)) or
+                        run(w, s, rate_mbit, **kw))
+    assert runs.calibrate(str(tmp_path), ["cubic-udp3", "cubic-4udp"]) == 50.0
+    # the second workload is probed only at rates the first passed
+    assert calls == [("cubic-udp3", 150.0), ("cubic-udp3", 100.0), ("cubic-4udp", 100.0),
+                     ("cubic-udp3", 70.0), ("cubic-4udp", 70.0),
+                     ("cubic-udp3", 50.0), ("cubic-4udp", 50.0)]
+    cal = (tmp_path / "calibration.json").read_text()
+    assert '"rate_mbit": 50.0' in cal and "cubic-udp3, cubic-4udp" in cal
