@@ -24,8 +24,8 @@ whether each sender reached its configured rate, and is marked invalid
 when the machine, not the scheme, was measured (testbed/validity.py).
 --rate auto first calibrates: the heaviest workloads asked for (the most UDP
 relative to the rate, and the most UDP senders) under AFCD at decreasing
-rates until a run of each is valid with the guest at most 75 % busy. --repeat K gives mean and standard
-deviation per metric.
+rates until a run of each is valid with the guest at most 75 % busy.
+--repeat K gives mean and standard deviation per metric.
 
 Schemes: this project's programs over sch_fq (droptail, codel, afd, afcd,
 fall), its qdisc backend (afcd-qdisc, fall-qdisc: Linux >= 6.17, --kernel
