@@ -19,17 +19,14 @@ import subprocess
 import time
 
 from . import figures as F, judge, scenario
-from .runs import CAL_BUSY_MAX, CAL_DURATION_S, CAL_RATES, CAL_SCHEME, CAL_WARMUP_S
+from .runs import (CAL_BUSY_MAX, CAL_DURATION_S, CAL_RATES, CAL_SCHEME, CAL_WARMUP_S,
+                   highest_valid_rate, say)
 
 RUN_OVERHEAD_S = 15.0          # topology, loader, teardown per run (measured: 11-18 s)
 CAL_PROBE_S = 80.0             # one calibration probe with its overhead
 CAL_RATES_DCN_MAX = 50.0       # ch. 4 at most (REPRODUCTION.md sec. 1)
 # the workloads each cell calibrates on: the heaviest of its figures
 CAL_FIGURES = {"wan": ["3.5", "3.9"], "dcn": ["4.7"]}
-
-
-def say(*a):
-    print(*a, flush=True)
 
 
 def schemes_of(fig, which):
@@ -116,37 +113,16 @@ def calibrate_cell(cell, out, mode, resume):
         say("reproduce: %s cell at the rate calibrated before, %g Mbit/s" % (cell, rate))
         return rate
     rates = [r for r in CAL_RATES if cell == "wan" or r <= CAL_RATES_DCN_MAX]
-    probes, best = [], None
-    for rate in rates:
-        ok = True
-        for fid in CAL_FIGURES[cell]:
-            f = F.BY_ID[fid]
-            say("calibrate %s: fig. %s's workload under %s at %g Mbit/s ..." % (
-                cell, fid, CAL_SCHEME, rate))
-            try:
-                r = scenario.run("cal-" + fid, CAL_SCHEME, rate_mbit=rate,
-                                 rtt_ms=f.rtt_ms(rate), duration_s=CAL_DURATION_S + 4,
-                                 warmup_s=CAL_WARMUP_S, buffer_bdp=f.buffer_bdp,
-                                 target_ms=f.target_ms(rate), interval_ms=f.interval_ms(rate),
-                                 wl=f.workload(rate, mode), update_period_ms=None)
-            except Exception as e:         # noqa: BLE001 (report, try the next rate)
-                say("    failed: %s" % e)
-                ok = False
-                break
-            good = r["valid"] and r["cpu"]["guest_busy"] <= CAL_BUSY_MAX
-            probes.append({"rate_mbit": rate, "figure": fid, "valid": r["valid"],
-                           "invalid_reasons": r["invalid_reasons"], "cpu": r["cpu"],
-                           "timer_late_ms": r["timer_late_ms"]})
-            say("    %s (guest %.0f %% busy)" % ("valid with margin" if good else
-                                                 "invalid: " + "; ".join(r["invalid_reasons"])
-                                                 if not r["valid"] else "valid, no margin",
-                                                 100 * r["cpu"]["guest_busy"]))
-            if not good:
-                ok = False
-                break
-        if ok:
-            best = rate
-            break
+
+    def probe(f):
+        return lambda rate: scenario.run(
+            "cal-" + f.id, CAL_SCHEME, rate_mbit=rate, rtt_ms=f.rtt_ms(rate),
+            duration_s=CAL_DURATION_S + 4, warmup_s=CAL_WARMUP_S, buffer_bdp=f.buffer_bdp,
+            target_ms=f.target_ms(rate), interval_ms=f.interval_ms(rate),
+            wl=f.workload(rate, mode), update_period_ms=None)
+    best, probes = highest_valid_rate(
+        rates, [({"figure": fid}, "%s cell, fig. %s's workload under %s" % (cell, fid, CAL_SCHEME),
+                 probe(F.BY_ID[fid])) for fid in CAL_FIGURES[cell]])
     if best is None:
         best = rates[-1]
         say("calibrate %s: no rate ran validly; using the lowest, %g Mbit/s" % (cell, best))

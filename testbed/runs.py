@@ -103,38 +103,50 @@ def heaviest(names):
     return [by_load] + ([by_senders] if by_senders != by_load else [])
 
 
-def calibrate(out_dir, workloads=(CAL_SCENARIO,)):
-    """The highest bottleneck rate (Mbit/s) at which this machine runs
-    every one of workloads validly, with CAL_BUSY_MAX of margin on the
-    guest's CPU; writes out_dir/calibration.json."""
-    probes, best = [], None
-    for rate in CAL_RATES:
-        ok = True
-        for workload in workloads:
-            say("calibrate: %s under %s at %g Mbit/s ..." % (workload, CAL_SCHEME, rate))
+def highest_valid_rate(rates, probes):
+    """The first of rates (highest first) at which every probe runs validly
+    with CAL_BUSY_MAX of margin on the guest's CPU, or None if none does;
+    and the record of every probe run, in order. A rate's remaining probes
+    are skipped once one fails. probes: (tag, what, run) triples: tag a
+    dict naming the probe in its record ({"workload": NAME}), what its
+    name in the log, run(rate) one probe at rate Mbit/s returning
+    testbed.scenario.run()'s result (an exception counts as invalid)."""
+    records = []
+    for rate in rates:
+        for tag, what, run in probes:
+            say("calibrate: %s at %g Mbit/s ..." % (what, rate))
             try:
-                r = scenario.run(workload, CAL_SCHEME, rate_mbit=rate, rtt_ms=20.0,
-                                 duration_s=CAL_DURATION_S, warmup_s=CAL_WARMUP_S)
-            except Exception as e:
+                r = run(rate)
+            except Exception as e:         # noqa: BLE001 (report, try the next rate)
                 say("    failed: %s" % e)
-                ok = False
                 break
-            probes.append({"rate_mbit": rate, "workload": workload, "valid": r["valid"],
-                           "invalid_reasons": r["invalid_reasons"], "cpu": r["cpu"],
-                           "timer_late_ms": r["timer_late_ms"],
-                           "senders": {f["name"]: (f.get("client") or {}).get("sent_mbps")
-                                       for f in r["flows"]}})
             good = r["valid"] and r["cpu"]["guest_busy"] <= CAL_BUSY_MAX
+            records.append(dict(tag, rate_mbit=rate, valid=r["valid"],
+                                invalid_reasons=r["invalid_reasons"], cpu=r["cpu"],
+                                timer_late_ms=r["timer_late_ms"],
+                                senders={f["name"]: (f.get("client") or {}).get("sent_mbps")
+                                         for f in r["flows"]}))
             say("    %s (guest %.0f %% busy)" % (
                 ("valid" if good else "valid, but without margin (guest > %.0f %% busy)" %
                  (100 * CAL_BUSY_MAX)) if r["valid"] else
                 "invalid: " + "; ".join(r["invalid_reasons"]), 100 * r["cpu"]["guest_busy"]))
             if not good:
-                ok = False
                 break
-        if ok:
-            best = rate
-            break
+        else:
+            return rate, records
+    return None, records
+
+
+def calibrate(out_dir, workloads=(CAL_SCENARIO,)):
+    """The highest bottleneck rate (Mbit/s) at which this machine runs
+    every one of workloads validly, with CAL_BUSY_MAX of margin on the
+    guest's CPU; writes out_dir/calibration.json."""
+    def probe(workload):
+        return lambda rate: scenario.run(workload, CAL_SCHEME, rate_mbit=rate, rtt_ms=20.0,
+                                         duration_s=CAL_DURATION_S, warmup_s=CAL_WARMUP_S)
+    best, probes = highest_valid_rate(
+        CAL_RATES, [({"workload": w}, "%s under %s" % (w, CAL_SCHEME), probe(w))
+                    for w in workloads])
     if best is None:
         best = CAL_RATES[-1]
         say("calibrate: no rate ran validly; using the lowest, %g Mbit/s" % best)

@@ -36,3 +36,22 @@ def test_a_rate_counts_only_when_every_workload_has_margin(monkeypatch, tmp_path
                      ("cubic-udp3", 50.0), ("cubic-4udp", 50.0)]
     cal = (tmp_path / "calibration.json").read_text()
     assert '"rate_mbit": 50.0' in cal and "cubic-udp3, cubic-4udp" in cal
+
+
+def test_a_reproduction_cell_calibrates_by_the_same_rule(monkeypatch, tmp_path):
+    """reproduce's cells share the rule: the dcn cell starts at its cap and
+    keeps its probes' figures; resume reuses the rate without probing."""
+    from testbed import reproduce
+    busy = {"cal-4.7": {50.0: 0.8, 35.0: 0.7}}
+    calls = []
+    run = _probe(busy)
+    monkeypatch.setattr(reproduce.scenario, "run",
+                        lambda w, s, rate_mbit, **kw: calls.append((w, rate_mbit)) or
+                        run(w, s, rate_mbit, **kw))
+    assert reproduce.calibrate_cell("dcn", str(tmp_path), "quick", resume=False) == 35.0
+    assert calls == [("cal-4.7", 50.0), ("cal-4.7", 35.0)]
+    cal = (tmp_path / "calibration-dcn.json").read_text()
+    assert '"figure": "4.7"' in cal and '"rate_mbit": 35.0' in cal
+    calls.clear()
+    assert reproduce.calibrate_cell("dcn", str(tmp_path), "quick", resume=True) == 35.0
+    assert calls == []
