@@ -37,6 +37,8 @@ struct afcd_in {
 	__u64 ce_threshold_ns;
 	__u64 police_tx_ns;   /* len at the fair rate; 0 = the policer is off */
 	__u64 police_lead_ns; /* how far a flow may run ahead of its fair-rate clock */
+	__u64 police_band_ns; /* the band past the lead where a flow is dropped once an
+			       * interval (afcd_police_band_ns()); 0: none */
 	__u64 police_gate_ns; /* the policer holds a flow only while the packet's sojourn
 			       * is above this (afcd_police_gate_ns()) */
 	__u32 len;            /* wire length, bytes */
@@ -185,6 +187,7 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 		 * horizon, where compliant flows would be dropped too */
 		in->police_lead_ns = c->interval_ns < c->horizon_ns / 2 ? c->interval_ns :
 				     c->horizon_ns / 2;
+		in->police_band_ns = afcd_police_band_ns(in->police_lead_ns, me, fs->waterline);
 		in->police_gate_ns = afcd_police_gate_ns(c->target_ns, in->law_target_ns);
 		/* an entity near the level (a crowd's flow, afcd_gate_step())
 		 * waits for the crowd gate; one far above it (a flood) does not */
@@ -290,16 +293,22 @@ AFCD_INLINE int afcd_flow_idle(__u64 now, __u64 t_last_ns, __u64 interval_ns)
  * where every IP packet after them would be dropped), then the fairness
  * module's enforcement, which holds a flow far beyond its fair rate there
  * whatever the drop law says, while the queue is above the policer's
- * gate (afcd_police_gate_ns()). Returns PASS, MARK (the policer's: an
- * ECN-capable packet under ecn on, within one interval past its lead,
- * afcd_police(), once an interval for a flow, afcd_police_mark_due()),
- * DROP_OVERLIMIT or DROP_POLICE; *vt_seen and *vt_next:
- * the policer's clock as read and as it advances when the packet is
- * admitted (*vt_next 0: it does not move). */
-AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, const struct afcd_flow *f,
+ * gate (afcd_police_gate_ns()). The band past a flow's lead
+ * (afcd_police()) is one interval for an ECN-capable packet under ecn on,
+ * else in->police_band_ns; there the flow gets one signal an interval
+ * (afcd_police_signal_due()), a mark or a drop, the mice aggregate (many
+ * senders, one clock) one each time, and the rest pass, charged to its
+ * clock. Returns PASS, MARK (the policer's), DROP_OVERLIMIT or
+ * DROP_POLICE; *vt_seen and *vt_next: the policer's clock as read and as
+ * it advances when the packet is admitted (*vt_next 0: it does not move).
+ * A policer drop of a flow's packet sets f->police_signal_ns (a mark
+ * does once the packet is admitted, afcd_decide()). */
+AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, struct afcd_flow *f,
 			     const struct afcd_in *in, const struct afcd_edt *e,
 			     __u64 *vt_seen, __u64 *vt_next)
 {
+	int mark;
+
 	if (e->sojourn_ns > in->horizon_ns)
 		return AFCD_V_DROP_OVERLIMIT;
 	if (!in->aqm || !f)
@@ -309,22 +318,23 @@ AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, const struct afcd_flow *f,
 	if (!in->police_tx_ns)
 		return AFCD_V_PASS;
 	*vt_seen = in->mouse ? AFCD_READ_ONCE(q->mice_vt_ns) : f->vt_ns;
+	mark = in->ecn_on && in->ect;
 	switch (afcd_police(*vt_seen, in->now_ns, in->police_tx_ns, in->police_lead_ns,
-			    in->ecn_on && in->ect ? in->interval_ns : 0, vt_next)) {
+			    mark ? in->interval_ns : in->police_band_ns, vt_next)) {
 	case AFCD_POLICE_PASS:
 		return AFCD_V_PASS;
-	case AFCD_POLICE_MARK:
-		/* a flow's packet is marked once an interval, the mice
-		 * aggregate's (many senders, one clock) each time; the rest
-		 * of the band passes, charged to the flow's clock */
-		if (e->sojourn_ns > in->police_gate_ns)
-			return in->mouse || afcd_police_mark_due(f->police_mark_ns, in->now_ns,
-								 in->interval_ns) ?
-			       AFCD_V_MARK : AFCD_V_PASS;
-		break;
+	case AFCD_POLICE_BAND:
+		if (e->sojourn_ns <= in->police_gate_ns)
+			break;
+		if (!in->mouse && !afcd_police_signal_due(f->police_signal_ns, in->now_ns,
+							  in->interval_ns))
+			return AFCD_V_PASS;
+		if (mark)
+			return AFCD_V_MARK;
+		goto drop;
 	default:
 		if (e->sojourn_ns > in->police_gate_ns)
-			return AFCD_V_DROP_POLICE;
+			goto drop;
 	}
 	/* the link is not congested (the queue below the gate): the flow
 	 * beyond its lead passes, so that the link never idles while it has
@@ -332,6 +342,10 @@ AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, const struct afcd_flow *f,
 	 * the queue builds, the flow is held to the fair rate again */
 	*vt_next = 0;
 	return AFCD_V_PASS;
+drop:
+	if (!in->mouse)
+		f->police_signal_ns = in->now_ns;
+	return AFCD_V_DROP_POLICE;
 }
 
 /* Stage 2, the drop law of in->law: 1 when it drops (or CE-marks) the
@@ -556,7 +570,7 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 		if (f)
 			f->t_last_ns = e.t_dep_ns;
 		if (pmark && f && !in->mouse)
-			f->police_mark_ns = in->now_ns;
+			f->police_signal_ns = in->now_ns;
 	}
 	afcd_account(q, f, in, &e, verdict,
 		     (*ce_thr_mark ? AFCD_MARK_CE_THRESHOLD : 0) | (pmark ? AFCD_MARK_POLICE : 0) |

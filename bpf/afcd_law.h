@@ -687,60 +687,88 @@ AFCD_INLINE __u64 afcd_gate_step(__u64 gate_ns, __u64 base_ns, __u64 dt_ns, __u6
  * offered load) and gets the fair rate; one that aims within the band
  * gets at most 9/8 of it. bits/s. Source: docs/ALGORITHM.md sec. 3a. */
 #define AFCD_POLICE_BAND_DIV 8
+AFCD_INLINE int afcd_police_near(__u32 m, __u32 waterline)
+{
+	return m <= waterline + waterline / AFCD_POLICE_BAND_DIV;
+}
+
 AFCD_INLINE __u64 afcd_police_rate_bps(__u64 fair_rate_bps, __u32 m, __u32 waterline)
 {
-	if (m <= waterline + waterline / AFCD_POLICE_BAND_DIV)
+	if (afcd_police_near(m, waterline))
 		return fair_rate_bps + fair_rate_bps / AFCD_POLICE_BAND_DIV;
 	return fair_rate_bps;
+}
+
+/* The band past the lead of an entity of m samples where the policer
+ * drops once an interval (afcd_police(), afcd_admit()): one lead for an
+ * entity within 1/8 above the water level (afcd_police_near(): a
+ * responsive flow at the peak of its sawtooth, which answers one drop),
+ * none for one further above it (a flood), whose burst after its
+ * sender stalls stays one lead. (With the band for every entity, two ECN
+ * CUBIC flows against UDP at 1.5x under TCG fell to 47-53 % of their
+ * share in 2 runs of 5, the queue past half the horizon where they were
+ * CE-marked; in none of 6 without it.) The marking band of an
+ * ECN-capable packet is an interval whatever m (afcd_admit()). ns.
+ * Source: docs/ALGORITHM.md sec. 3a. */
+AFCD_INLINE __u64 afcd_police_band_ns(__u64 lead_ns, __u32 m, __u32 waterline)
+{
+	return afcd_police_near(m, waterline) ? lead_ns : 0;
 }
 
 /* The policer's verdicts (afcd_police()). */
 enum afcd_police_verdict {
 	AFCD_POLICE_PASS = 0,
 	AFCD_POLICE_DROP = 1,
-	AFCD_POLICE_MARK = 2,
+	AFCD_POLICE_BAND = 2,
 };
 
 /* The fair-rate policer (AFCD_F_POLICE): a flow (or the mice aggregate)
  * above the fair share is held to fair_rate on its own virtual clock vt,
  * the EDT schedule it would have on a link of that rate. The packet at
  * now would start at max(now, vt): up to lead_ns ahead of now it passes;
- * up to lead_ns + mark_ns ahead it is CE-marked (AFCD_POLICE_MARK: the
- * caller gives mark_ns > 0 only for an ECN-capable packet it can mark);
- * further ahead, the flow has sent more than that beyond its fair rate
- * and the packet is dropped (AFCD_POLICE_DROP). A passed or marked packet,
- * if admitted, moves the clock: the caller sets vt = *vt_next (= start +
- * tx_fair_ns). A flow at or below the fair rate never builds a lead; an
- * ECN sender that answers the marks (RFC 3168 sec. 6.1.2: one window
- * reduction per RTT) stays within the band while its RTT is below mark_ns,
- * and one that ignores them reaches its end and is held to the fair rate
- * by drops as any other. Source: docs/ALGORITHM.md sec. 3a (the EDT clock
- * of sec. 2 per flow, as a token bucket of depth lead_ns at fair_rate). */
+ * up to lead_ns + band_ns ahead it is in the band (AFCD_POLICE_BAND),
+ * where the caller signals the flow once a round trip, a CE mark if it
+ * can mark the packet, else a drop, and passes the rest
+ * (afcd_police_signal_due()); further ahead, the flow has sent more than
+ * that beyond its fair rate and the packet is dropped (AFCD_POLICE_DROP).
+ * A passed or marked packet, if admitted, moves the clock: the caller
+ * sets vt = *vt_next (= start + tx_fair_ns). A flow at or below the fair
+ * rate never builds a lead; a sender that answers its signal (one window
+ * reduction per RTT: RFC 3168 sec. 6.1.2 for marks, RFC 6582 sec. 3 and
+ * RFC 9438 sec. 4.6 for losses) leaves the band within a round trip, and
+ * one that ignores it reaches the band's end and is held to the fair rate
+ * by drops as any other. Source: docs/ALGORITHM.md sec. 3a (the EDT
+ * clock of sec. 2 per flow, as a token bucket of depth lead_ns at
+ * fair_rate). */
 AFCD_INLINE int afcd_police(__u64 vt, __u64 now, __u64 tx_fair_ns, __u64 lead_ns,
-			    __u64 mark_ns, __u64 *vt_next)
+			    __u64 band_ns, __u64 *vt_next)
 {
 	__u64 start = afcd_time_after_eq(vt, now) ? vt : now;
 
 	*vt_next = start + tx_fair_ns;
 	if (start - now <= lead_ns)
 		return AFCD_POLICE_PASS;
-	return start - now - lead_ns <= mark_ns ? AFCD_POLICE_MARK : AFCD_POLICE_DROP;
+	return start - now - lead_ns <= band_ns ? AFCD_POLICE_BAND : AFCD_POLICE_DROP;
 }
 
-/* May the policer CE-mark a flow whose last policer mark came at last_ns
- * (0: none) at now? Once an interval at most: an ECN sender answers one
- * window reduction per round trip (RFC 3168 sec. 6.1.2), and interval is
- * CoDel's bound on the round trips it serves (RFC 8289 sec. 4.2), so the
- * first mark has been answered, or is about to be, when the next is due.
- * Marking every packet of the band while the lead drained took the
- * sender's answer to one excursion as a series of cuts, one a round trip
- * (under TCG, two ECN CUBIC flows against UDP at 1.5x: the virtual queue
- * idle 1.3-3.1 % of the time, where the same flows losing packets left
- * it idle 0.6-1.5 %; marking once an interval, 0.5-2.0 %, utilization
- * 0.946-0.952 against 0.939-0.945, no retransmit after the warm-up).
- * Between marks the flow's packets in the band pass and move its clock,
- * so a sender that ignores the marks still runs into the band's end. */
-AFCD_INLINE int afcd_police_mark_due(__u64 last_ns, __u64 now, __u64 interval_ns)
+/* May the policer signal (CE-mark or drop) a flow in its band whose last
+ * policer signal came at last_ns (0: none) at now? Once an interval at
+ * most: a sender answers one window reduction per round trip (RFC 3168
+ * sec. 6.1.2; a window's losses are one congestion event, RFC 6582 sec.
+ * 3), and interval is CoDel's bound on the round trips it serves (RFC
+ * 8289 sec. 4.2), so the first signal has been answered, or is about to
+ * be, when the next is due. Signalling every packet of the band while the
+ * lead drained took the sender's answer to one excursion as a series of
+ * cuts: marks in consecutive round trips (under TCG, two ECN CUBIC flows
+ * against UDP at 1.5x: the virtual queue idle 1.3-3.1 % of the time,
+ * where the same flows losing packets left it idle 0.6-1.5 %; marking
+ * once an interval, 0.5-2.0 %, utilization 0.946-0.952 against
+ * 0.939-0.945, no retransmit after the warm-up), and drops of 4-23
+ * packets at each peak of CUBIC's sawtooth against UDP, a window cut
+ * twice in some (under TCG at 70 Mbit/s: CUBIC at 84-90 % of its share).
+ * Between signals the flow's packets in the band pass and move its clock,
+ * so a sender that ignores them still runs into the band's end. */
+AFCD_INLINE int afcd_police_signal_due(__u64 last_ns, __u64 now, __u64 interval_ns)
 {
 	return !last_ns || afcd_time_after_eq(now, last_ns + interval_ns);
 }

@@ -653,9 +653,10 @@ struct afcd_flow {
 				  * sampling and AFD coins, seeded by bpf_get_prandom_u32()
 				  * when the entry is created (an aggregate's: at its first
 				  * packet); a helper call a packet cost 20 ns */
-	__u64 police_mark_ns;  /* arrival of the packet the policer last CE-marked (0:
-				  * none): it marks a flow at most once an interval
-				  * (afcd_police_mark_due()) */
+	__u64 police_signal_ns; /* arrival of the packet the policer last CE-marked or
+				  * dropped (0: none): in the band past its lead it
+				  * signals a flow at most once an interval
+				  * (afcd_police_signal_due()) */
 };
 _Static_assert(sizeof(struct afcd_flow) == 168, "afcd_flow ABI");
 

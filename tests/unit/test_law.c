@@ -256,15 +256,14 @@ static void test_police_law(void)
 	vt = 0;
 	for (i = 0, now = 0; i < 10000; i++, now += 100000)
 		CHECK(!afcd_police(vt, now, 90000, 1000, 0, &vt), "drop at %d", i);
-	/* expected: with a mark band (an ECN-capable packet) the packet 600
-	 * ns ahead with a 500 ns lead is marked; up to lead + band marked,
-	 * beyond it dropped */
-	CHECK_EQ(afcd_police(1600, 1000, 100, 500, 500, &next), AFCD_POLICE_MARK);
+	/* expected: with a band of 500 ns the packet 600 ns ahead with a 500
+	 * ns lead is in the band; up to lead + band in it, beyond it dropped */
+	CHECK_EQ(afcd_police(1600, 1000, 100, 500, 500, &next), AFCD_POLICE_BAND);
 	CHECK_EQ(next, 1700);
-	CHECK_EQ(afcd_police(2000, 1000, 100, 500, 500, &next), AFCD_POLICE_MARK);
+	CHECK_EQ(afcd_police(2000, 1000, 100, 500, 500, &next), AFCD_POLICE_BAND);
 	CHECK_EQ(afcd_police(2001, 1000, 100, 500, 500, &next), AFCD_POLICE_DROP);
-	/* expected: an ECN-capable flood at 3x that ignores the marks is
-	 * still held to the fair rate, plus two leads (the band) */
+	/* expected: a flood at 3x that ignores its signals is still held to
+	 * the fair rate, plus the lead and the band */
 	vt = 0;
 	admitted = 0;
 	for (i = 0, now = 0; i < 10000; i++, now += 100000) {
@@ -1076,12 +1075,13 @@ static __u32 decide_one(const struct afcd_config *c, const struct afcd_est *e,
 
 /* Expected result: under ecn on, an ECN-capable flow far above its fair
  * rate that ignores the marks (a flood), beside a Not-ECT one, is marked
- * by the policer once an interval, not at each packet of the band: the
- * first mark when its lead is spent, then one each 100 ms while it stays
- * in the band, whose end it reaches and where it is dropped; its packets
- * between marks pass and count against its clock, so it is held to the
- * fair rate as the Not-ECT one is, plus the band (100 ms at the fair
- * rate, 375 frames) */
+ * by the policer once an interval at most, not at each packet of the
+ * band: the first mark when its lead is spent, then at most one each 100
+ * ms while it stays in the band, whose end it reaches and where it is
+ * dropped (a drop is a signal too: no mark within an interval of it);
+ * its packets between signals pass and count against its clock, so it is
+ * held to the fair rate as the Not-ECT one is, plus the band (100 ms at
+ * the fair rate, 375 frames) */
 static void test_decide_police_mark_once(void)
 {
 	struct afcd_config c = cfg(AFCD_ALGO_AFCD, 100000000ULL);
@@ -1100,7 +1100,7 @@ static void test_decide_police_mark_once(void)
 		v = decide_pkt(&c, &e, &q, &ect, 1500, now, 1500, 1, &t);
 		sent += v == AFCD_V_PASS || v == AFCD_V_MARK;
 		drops += v == AFCD_V_DROP_POLICE;
-		if (v == AFCD_V_MARK && ect.police_mark_ns == now) {
+		if (v == AFCD_V_MARK && ect.police_signal_ns == now) {
 			if (last && now - last < gap)
 				gap = now - last;
 			last = now;
@@ -1109,7 +1109,7 @@ static void test_decide_police_mark_once(void)
 		sent_plain += decide_one(&c, &e, &q, &plain, 1500, now + 30000, 1500, &t) ==
 			      AFCD_V_PASS;
 	}
-	CHECK(pmarks >= 2 && pmarks <= 13, "policer marks %llu", (unsigned long long)pmarks);
+	CHECK(pmarks >= 1 && pmarks <= 13, "policer marks %llu", (unsigned long long)pmarks);
 	CHECK(gap >= c.interval_ns, "marks %llu ns apart", (unsigned long long)gap);
 	CHECK_EQ(q.stats[AFCD_S_POLICE_MARK], pmarks);
 	CHECK(drops > 0, "never dropped");
@@ -1133,7 +1133,8 @@ static void test_decide_policer(void)
 	/* expected: two flows above the water level, each offered at 200
 	 * Mbit/s (a 1500-byte frame every 60 us), congest the link: each is
 	 * held at the fair rate, here 45 Mbit/s, plus its lead (min(interval,
-	 * horizon/2) = 50 ms of the fair rate); one below the level at 10
+	 * horizon/2) = 50 ms of the fair rate), without a band (a flood: it
+	 * is far above the water level); one below the level at 10
 	 * Mbit/s is never policed, although its rate is far above its own
 	 * m_i: the policer judges entities by the water level, not by rate */
 	e.fair_rate_bps = 45000000ULL;
@@ -1350,16 +1351,41 @@ static void test_decide_stages(void)
 	in.aqm = 1;
 	in.police_tx_ns = 240000;          /* 1500 B at 50 Mbit/s */
 	in.police_lead_ns = 1000000;
+	in.police_band_ns = 1000000;       /* a flow near the water level */
 	f.vt_ns = now + 900000;            /* within the lead */
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_PASS);
 	CHECK_EQ(next, now + 900000 + 240000);
-	f.vt_ns = now + 1000001;           /* beyond it */
+	/* expected: beyond it, in the band of one more lead, the first packet
+	 * is dropped and recorded as the flow's signal; within an interval of
+	 * it the band's packets pass and move the clock (charged); beyond the
+	 * band every packet is dropped */
+	f.vt_ns = now + 1000001;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	CHECK_EQ(f.police_signal_ns, now);
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_PASS);
+	CHECK_EQ(next, now + 1000001 + 240000);
+	f.vt_ns = now + 2000000;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_PASS);
+	f.vt_ns = now + 2000001;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	f.police_signal_ns = now - in.interval_ns;      /* an interval on: due again */
+	f.vt_ns = now + 1000001;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	/* expected: an entity far above the level (a flood) has no band: every
+	 * packet beyond its lead is dropped, its last signal notwithstanding */
+	in.police_band_ns = 0;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	CHECK_EQ(afcd_police_band_ns(1000000, 500, 500), 1000000);
+	CHECK_EQ(afcd_police_band_ns(1000000, 562, 500), 1000000);
+	CHECK_EQ(afcd_police_band_ns(1000000, 563, 500), 0);
+	in.police_band_ns = 1000000;
 	/* expected: an ECT packet is dropped there too without ecn on, and
 	 * marked with it, up to one interval (FaLL's 5 ms) past the lead, the
 	 * time its sender takes to answer; beyond that dropped */
 	in.ect = 1;
+	f.police_signal_ns = 0;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	f.police_signal_ns = 0;
 	in.ecn_on = 1;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_MARK);
 	CHECK_EQ(next, now + 1000001 + 240000);
@@ -1373,26 +1399,35 @@ static void test_decide_stages(void)
 	 * is charged), from an interval on it is marked again; the band's end
 	 * still drops; the mice aggregate (many senders) is marked each time */
 	f.vt_ns = now + 1000001;
-	f.police_mark_ns = now - in.interval_ns + 1;
+	f.police_signal_ns = now - in.interval_ns + 1;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_PASS);
 	CHECK_EQ(next, now + 1000001 + 240000);
-	f.police_mark_ns = now - in.interval_ns;
+	f.police_signal_ns = now - in.interval_ns;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_MARK);
-	f.police_mark_ns = now;
+	CHECK_EQ(f.police_signal_ns, now - in.interval_ns);   /* set once admitted */
+	f.police_signal_ns = now;
 	f.vt_ns = now + 1000001 + in.interval_ns;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
-	CHECK_EQ(afcd_police_mark_due(0, 5, 10), 1);
-	CHECK_EQ(afcd_police_mark_due(100, 109, 10), 0);
-	CHECK_EQ(afcd_police_mark_due(100, 110, 10), 1);
-	CHECK_EQ(afcd_police_mark_due(~0ULL - 3, 7, 10), 1);   /* across the wrap */
+	CHECK_EQ(afcd_police_signal_due(0, 5, 10), 1);
+	CHECK_EQ(afcd_police_signal_due(100, 109, 10), 0);
+	CHECK_EQ(afcd_police_signal_due(100, 110, 10), 1);
+	CHECK_EQ(afcd_police_signal_due(~0ULL - 3, 7, 10), 1);   /* across the wrap */
+	/* expected: the mice aggregate (many senders, one clock) is signalled
+	 * at each packet of its band, marked or dropped, whatever its entry's
+	 * last signal */
 	in.mouse = 1;
 	q.mice_vt_ns = now + 1000001;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_MARK);
+	in.ect = 0;
+	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	CHECK_EQ(f.police_signal_ns, now);
+	in.ect = 1;
 	in.mouse = 0;
-	f.police_mark_ns = 0;
-	in.ect = 0;                        /* not ECN-capable: dropped at the lead */
+	f.police_signal_ns = 0;
+	in.ect = 0;                        /* not ECN-capable: its band is one lead */
 	f.vt_ns = now + 1000001;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	f.police_signal_ns = 0;
 	in.ecn_on = 0;
 	/* expected: the policer holds a flow only while the sojourn is above
 	 * its gate; below it a flow beyond its lead passes and its clock
@@ -1407,6 +1442,7 @@ static void test_decide_stages(void)
 	CHECK_EQ(next, 0);
 	e.sojourn_ns = in.police_gate_ns + 1;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_DROP_POLICE);
+	f.police_signal_ns = 0;
 	in.ect = 1;                        /* the mark band is gated the same way */
 	in.ecn_on = 1;
 	CHECK_EQ(afcd_admit(&q, &f, &in, &e, &seen, &next), AFCD_V_MARK);
