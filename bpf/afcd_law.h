@@ -687,6 +687,8 @@ AFCD_INLINE __u64 afcd_gate_step(__u64 gate_ns, __u64 base_ns, __u64 dt_ns, __u6
  * offered load) and gets the fair rate; one that aims within the band
  * gets at most 9/8 of it. bits/s. Source: docs/ALGORITHM.md sec. 3a. */
 #define AFCD_POLICE_BAND_DIV 8
+/* Is an entity of m samples within 1/8 above the water level (the rate
+ * band above, and the drop band of afcd_police_band_ns())? */
 AFCD_INLINE int afcd_police_near(__u32 m, __u32 waterline)
 {
 	return m <= waterline + waterline / AFCD_POLICE_BAND_DIV;
@@ -727,7 +729,7 @@ enum afcd_police_verdict {
  * the EDT schedule it would have on a link of that rate. The packet at
  * now would start at max(now, vt): up to lead_ns ahead of now it passes;
  * up to lead_ns + band_ns ahead it is in the band (AFCD_POLICE_BAND),
- * where the caller signals the flow once a round trip, a CE mark if it
+ * where the caller signals the flow once an interval, a CE mark if it
  * can mark the packet, else a drop, and passes the rest
  * (afcd_police_signal_due()); further ahead, the flow has sent more than
  * that beyond its fair rate and the packet is dropped (AFCD_POLICE_DROP).
