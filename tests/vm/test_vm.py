@@ -43,11 +43,10 @@ def kernels():
 
 release_tuple = vm.release_tuple
 
-RUNS = ["cubic-reno:droptail", "cubic-reno:afcd",
-        "cubic-udp:pfifo", "cubic-udp:afcd", "cubic-udp:fall"]
-# on every kernel after the first (AFCD_VM_KERNELS), FaLL against UDP
-# with pfifo beside it: the hook, the timer and the policer there
-RUNS_AGAIN = ["cubic-udp:pfifo", "cubic-udp:fall"]
+RUNS = ["cubic-reno:droptail", "cubic-reno:afcd", "cubic-udp:afcd", "cubic-udp:fall"]
+# on every kernel after the first (AFCD_VM_KERNELS), FaLL against UDP:
+# the hook, the timer and the policer there
+RUNS_AGAIN = ["cubic-udp:fall"]
 KERNELS = kernels()
 
 
@@ -115,14 +114,15 @@ def test_afcd_keeps_the_queue_below_droptail(results):
 @pytest.mark.parametrize("scheme", ["afcd", "fall"])
 def test_cubic_gets_more_against_udp_than_under_droptail(results, scheme):
     """CUBIC against UDP at 1.5x the rate: drop-tail gives the flood nearly
-    everything; the fairness module gives CUBIC more, and the UDP less."""
-    ours, pf = run_of(results, "cubic-udp", scheme), results[("cubic-udp", "pfifo")]
-    for r in (ours, pf):
-        if sender_failed(r):  # twice in a row (the testbed retries once)
-            pytest.skip("%s/%s: a sender reported nothing: %s" % (
-                r["scenario"], r["scheme"], r["invalid_reasons"]))
-    assert share(ours, "cubic") > share(pf, "cubic"), (ours["flows"], pf["flows"])
-    assert share(ours, "udp") < share(pf, "udp")
+    everything (CUBIC 1-3 % of the goodput in every demo run, pfifo in the
+    same VM); the fairness module gives CUBIC at least 30 % of it and the
+    UDP at most 70 % (the demo's: 45-49 %)."""
+    ours = run_of(results, "cubic-udp", scheme)
+    if sender_failed(ours):  # twice in a row (the testbed retries once)
+        pytest.skip("%s/%s: a sender reported nothing: %s" % (
+            ours["scenario"], ours["scheme"], ours["invalid_reasons"]))
+    assert share(ours, "cubic") >= 0.3, ours["flows"]
+    assert share(ours, "udp") <= 0.7, ours["flows"]
     q = ours["afcd_stats"]["queue"]
     # the policer holds the flood: its drops are most of the drops
     assert q["police_drop"] > 0 and q["police_drop"] > q["overlimit_drop"], q
