@@ -114,18 +114,20 @@ def codel_schedule(s, d):
     srv.wait(timeout=60)
     nslib.afcd(s, "set", "s0", "police", "on" if cfg["police"] else "off",
                "horizon", "%gms" % (cfg["horizon_ns"] / 1e6))
-    # the longest dropping episode the polls saw: a run of polls whose
-    # count never fell (the count starts over when CoDel leaves its
-    # dropping state, which a sender stalled by the busy guest can cause)
-    runs, cur = [], polls[:1]
-    for prev, p in zip(polls, polls[1:]):
-        if p["count"] >= prev["count"] and p["dropping"]:
+    # the longest dropping episode the polls saw: a run of polls, each in
+    # the dropping state, whose count never fell (CoDel leaves its dropping
+    # state when a sender stalled by the busy guest lets the queue drain,
+    # and a poll then may see it out of it with the count kept)
+    runs, cur = [], []
+    for p in polls:
+        if p["dropping"] and (not cur or p["count"] >= cur[-1]["count"]):
             cur.append(p)
         else:
             runs.append(cur)
-            cur = [p]
+            cur = [p] if p["dropping"] else []
     runs.append(cur)
-    ep = max(runs, key=lambda r: r[-1]["count"] - r[0]["count"])
+    ep = max([r for r in runs if r] or [polls[:1]],
+             key=lambda r: r[-1]["count"] - r[0]["count"])
     a, b = ep[0], ep[-1]
     return {"polls": polls, "episode": [polls.index(a), polls.index(b)],
             "interval_s": interval_s, "elapsed_s": b["t"] - a["t"],
