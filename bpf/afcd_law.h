@@ -707,8 +707,8 @@ AFCD_INLINE __u64 afcd_police_rate_bps(__u64 fair_rate_bps, __u32 m, __u32 water
  * responsive flow at the peak of its sawtooth, which answers one drop),
  * none for one further above it (a flood), whose burst after its
  * sender stalls stays one lead. (With the band for every entity, two ECN
- * CUBIC flows against UDP at 1.5x under TCG fell to 47-53 % of their
- * share in 2 runs of 5, the queue past half the horizon where they were
+ * CUBIC flows against UDP at 1.5x under TCG fell to 45-53 % of their
+ * share in 2 of 5 valid runs, the queue past half the horizon where they were
  * CE-marked; in none of 6 without it.) The marking band of an
  * ECN-capable packet is an interval whatever m (afcd_admit()). ns.
  * Source: docs/ALGORITHM.md sec. 3a. */
