@@ -115,12 +115,16 @@ def codel_schedule(s, d):
     nslib.afcd(s, "set", "s0", "police", "on" if cfg["police"] else "off",
                "horizon", "%gms" % (cfg["horizon_ns"] / 1e6))
     # the longest dropping episode the polls saw: a run of polls, each in
-    # the dropping state, whose count never fell (CoDel leaves its dropping
-    # state when a sender stalled by the busy guest lets the queue drain,
-    # and a poll then may see it out of it with the count kept)
+    # the dropping state, over which every drop was counted (drops - count
+    # constant, within the few drops between the two counters' reads).
+    # CoDel leaves its dropping state when a sender stalled by the busy
+    # guest lets the queue drain; a poll may see it out of it, or back in
+    # it with the count carried over (RFC 8289 sec. 5.5) after drops the
+    # count does not hold.
     runs, cur = [], []
     for p in polls:
-        if p["dropping"] and (not cur or p["count"] >= cur[-1]["count"]):
+        if p["dropping"] and (not cur or abs((p["drops"] - p["count"]) -
+                                             (cur[-1]["drops"] - cur[-1]["count"])) <= 5):
             cur.append(p)
         else:
             runs.append(cur)
