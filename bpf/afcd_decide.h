@@ -457,6 +457,16 @@ AFCD_INLINE void afcd_police_commit(struct afcd_queue *q, struct afcd_flow *f,
 		f->vt_ns = vt_next;
 }
 
+/* Is the packet's flow below its fair share by the fairness module's
+ * estimate (m_i < 7/8 m_fair, the flows afcd_target_i_ns() exempts from
+ * the drop law, sec. 3.3.3; the mice among them)? 0 for the algos without
+ * a per-flow target (droptail, codel, afd), which judge no flow's share. */
+AFCD_INLINE int afcd_below_share(const struct afcd_in *in)
+{
+	return in->aqm && (in->traits & AFCD_T_FAIR) && in->law != AFCD_LAW_AFD &&
+	       in->target_i_ns == AFCD_TARGET_INF;
+}
+
 /* What marked a packet, for afcd_account(): a mark by ce_threshold (on a
  * passed packet), and whether a MARK verdict is the policer's or the
  * high-water mark's rather than the drop law's. */
@@ -526,7 +536,7 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 	struct afcd_edt e;
 	__u64 vt_next = 0, vt_seen = 0, t_seen;
 	__u32 verdict, maxpacket;
-	__u8 pmark, hmark = 0;
+	__u8 pmark, hmark = 0, below = 0;
 
 	if (!q || !in || !t_dep_ns || !ce_thr_mark)
 		return AFCD_V_PASS;
@@ -549,12 +559,21 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 	}
 	/* the buffer's high-water mark (ecn on): an ECN-capable packet that
 	 * would wait more than half the horizon is marked whatever the law
-	 * says (a flow below its share has no law), so that its sender slows
-	 * before the horizon drops it (RFC 7567 sec. 4.2: mark rather than
-	 * drop while that can still help) */
+	 * says, so that its sender slows before the horizon drops it (RFC
+	 * 7567 sec. 4.2: mark rather than drop while that can still help;
+	 * a flow below its share has no law, and in slow start nothing else
+	 * signals it). A flow below its share (afcd_below_share()) did not
+	 * build that queue: it gets one such mark an interval
+	 * (afcd_police_signal_due()), which ends a slow start, where a mark
+	 * at every packet cut its window every round trip and handed the
+	 * link to whoever built the queue */
 	if (verdict == AFCD_V_PASS && in->ecn_on && in->ect && e.sojourn_ns > in->horizon_ns / 2) {
-		verdict = AFCD_V_MARK;
-		hmark = 1;
+		below = f && afcd_below_share(in);
+		if (!below || afcd_police_signal_due(f->police_signal_ns, in->now_ns,
+						     in->interval_ns)) {
+			verdict = AFCD_V_MARK;
+			hmark = 1;
+		}
 	}
 	if (verdict == AFCD_V_PASS && in->ce_threshold_ns && in->ect &&
 	    e.sojourn_ns > in->ce_threshold_ns)
@@ -569,7 +588,7 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 		afcd_police_commit(q, f, in, vt_seen, vt_next);
 		if (f)
 			f->t_last_ns = e.t_dep_ns;
-		if (pmark && f && !in->mouse)
+		if ((pmark && f && !in->mouse) || (hmark && below))
 			f->police_signal_ns = in->now_ns;
 	}
 	afcd_account(q, f, in, &e, verdict,

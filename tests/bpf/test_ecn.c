@@ -154,10 +154,59 @@ static void test_ecn_high_water_mark(void)
 	unload();
 }
 
+/* The high-water mark and a flow below its share: a Not-ECT flood above
+ * its share builds the queue past half the horizon, where an ECT flow
+ * holding a fifth of m_fair is marked once an interval, not at every
+ * packet; the same flow at its share (m_fair lowered to its m_i) is
+ * marked at every packet there. */
+static void test_ecn_high_water_below_share(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct pkt_spec e = pkt_tcp4(1000, 1514), n = pkt_tcp4(1001, 1514);
+	__u64 now = 1000 * MS;
+	struct out o;
+	int i;
+
+	SETUP();
+	c.sample_bytes = 1;                /* every packet a sample */
+	c.sb_size = 200;
+	c.flags = AFCD_F_ECN;
+	c.rate_bps = 1000000000000ULL;     /* no queue while the samples fill */
+	set_cfg(1, &c);
+	e.ecn = 2;
+	fill_samples(&n, 180, &now);       /* the oldest samples: the burst's own
+					    * replace them, e's 20 stay */
+	fill_samples(&e, 20, &now);
+	c.rate_bps = 100000000ULL;         /* 121 us a frame */
+	c.horizon_ns = 2 * MS;
+	set_cfg(1, &c);
+	set_now(now += 200 * MS);          /* the queue empty, an interval on */
+	set_est(1, 100, 0);                /* n at 1.8 shares, e at 0.2 */
+	for (i = 0; i < 8; i++)            /* the flood: up to 969 us queued */
+		run(&n, &o);
+	run(&e, &o);                       /* waits 1090 us: past half the horizon */
+	CHECK_EQ(o.verdict, TC_ACT_OK);
+	CHECK_EQ(o.data[15] & 3, 3);       /* its one mark of the interval */
+	run(&e, &o);                       /* 1211 us */
+	CHECK_EQ(o.verdict, TC_ACT_OK);
+	CHECK_EQ(o.data[15] & 3, 2);       /* not again within the interval */
+	CHECK_EQ(get_queue(1).stats[AFCD_S_HIGH_MARK], 1);
+	set_est(1, 20, 0);                 /* e now at its share */
+	for (i = 0; i < 2; i++) {          /* 1332, 1453 us: each marked */
+		run(&e, &o);
+		CHECK_EQ(o.verdict, TC_ACT_OK);
+		CHECK_EQ(o.data[15] & 3, 3);
+	}
+	CHECK_EQ(get_queue(1).stats[AFCD_S_HIGH_MARK], 3);
+	CHECK_EQ(get_queue(1).stats[AFCD_S_OVERLIMIT_DROP], 0);
+	unload();
+}
+
 const struct test_case ecn_tests[] = {
 	TC(test_ecn_ce_threshold_ipv4),
 	TC(test_ecn_ce_ipv6),
 	TC(test_ecn_aqm_mark_instead_of_drop),
 	TC(test_ecn_high_water_mark),
+	TC(test_ecn_high_water_below_share),
 	{ NULL },
 };
