@@ -15,7 +15,8 @@ removes the qdisc and, with no interface left, the registration; without
 a rate on a device with two queues, the loader puts mq at the root and
 afcd on each queue; without a rate at the root of a NIC that pushes back
 (the wire, testbed/wire.py), it holds a CUBIC flow's share against a flood
-at the NIC's own rate (wire_check.py).
+at the NIC's own rate and runs the NIC about as busy as fq_codel does in the
+same boot (wire_check.py).
 
 Writes OUT/qdisc_loader.json.  qdisc_loader_check.py OUT_DIR
 """
@@ -239,8 +240,10 @@ def main():
     finally:
         nss.close()
     # without a rate, at the root of the wire's NIC, which pushes back
-    # (afcd-testbed script ... --wire MBIT): wire_check.py's afcd run
-    res["wire"] = wire_check.run(out, float(os.environ["AFCD_WIRE_MBIT"]), ("afcd",))
+    # (afcd-testbed script ... --wire MBIT): wire_check.py's fq_codel run,
+    # what the wire carries in this boot, then its afcd run
+    res["wire"] = wire_check.run(out, float(os.environ["AFCD_WIRE_MBIT"]),
+                                 ("fq_codel", "afcd"))
     with open(os.path.join(out, "qdisc_loader.json"), "w") as fh:
         json.dump(res, fh, indent=1)
     print(json.dumps(res, indent=1))

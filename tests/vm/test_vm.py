@@ -43,7 +43,7 @@ def kernels():
 
 release_tuple = vm.release_tuple
 
-RUNS = ["cubic-reno:droptail", "cubic-reno:afcd", "cubic-udp:afcd", "cubic-udp:fall"]
+RUNS = ["cubic-udp:droptail", "cubic-udp:afcd", "cubic-udp:fall"]
 # on every kernel after the first (AFCD_VM_KERNELS), FaLL against UDP:
 # the hook, the timer and the policer there
 RUNS_AGAIN = ["cubic-udp:fall"]
@@ -103,26 +103,30 @@ def test_every_result_carries_its_validity(results):
     assert udp["configured_mbps"] == 1.5 * RATE and udp["client"]["sent_mbps"] > 0
 
 
-def test_afcd_keeps_the_queue_below_droptail(results):
-    """Same buffer (100 % BDP), same traffic: the EDT drop-tail queue sits
-    near the horizon, AFCD's near its target."""
-    dt = run_of(results, "cubic-reno", "droptail")["queue_delay_ms"]
-    a = run_of(results, "cubic-reno", "afcd")["queue_delay_ms"]
+@pytest.mark.parametrize("scheme", ["afcd", "fall"])
+def test_queue_below_droptail(results, scheme):
+    """Same buffer (100 % BDP), same traffic (CUBIC against UDP at 1.5x):
+    the EDT drop-tail queue sits near its horizon, AFCD's and FaLL's near
+    their targets."""
+    dt = run_of(results, "cubic-udp", "droptail")["queue_delay_ms"]
+    a = run_of(results, "cubic-udp", scheme)["queue_delay_ms"]
     assert a["p50"] < dt["p50"], (a, dt)
 
 
 @pytest.mark.parametrize("scheme", ["afcd", "fall"])
 def test_cubic_gets_more_against_udp_than_under_droptail(results, scheme):
     """CUBIC against UDP at 1.5x the rate: drop-tail gives the flood nearly
-    everything (CUBIC 1-3 % of the goodput in every demo run, pfifo in the
-    same VM); the fairness module gives CUBIC at least 30 % of it and the
-    UDP at most 70 % (the demo's: 45-49 %)."""
-    ours = run_of(results, "cubic-udp", scheme)
-    if sender_failed(ours):  # twice in a row (the testbed retries once)
-        pytest.skip("%s/%s: a sender reported nothing: %s" % (
-            ours["scenario"], ours["scheme"], ours["invalid_reasons"]))
+    everything (CUBIC 1-3 % of the goodput in every demo run); the fairness
+    module gives CUBIC at least 30 % of it and the UDP at most 70 % (the
+    demo's: 45-49 %), and CUBIC more than under drop-tail in the same VM."""
+    ours, dt = run_of(results, "cubic-udp", scheme), run_of(results, "cubic-udp", "droptail")
+    for r in (ours, dt):
+        if sender_failed(r):  # twice in a row (the testbed retries once)
+            pytest.skip("%s/%s: a sender reported nothing: %s" % (
+                r["scenario"], r["scheme"], r["invalid_reasons"]))
     assert share(ours, "cubic") >= 0.3, ours["flows"]
     assert share(ours, "udp") <= 0.7, ours["flows"]
+    assert share(ours, "cubic") > share(dt, "cubic"), (ours["flows"], dt["flows"])
     q = ours["afcd_stats"]["queue"]
     # the policer holds the flood: its drops are most of the drops
     assert q["police_drop"] > 0 and q["police_drop"] > q["overlimit_drop"], q
@@ -306,9 +310,10 @@ def test_loader_qdisc_backend(tmp_path):
     afcd on both queues, and its exit removes them; the loader's
     exit removes the qdisc, the link's pin, the pins and the registration;
     without a rate, as the root qdisc of a NIC that pushes back at 10
-    Mbit/s (the wire), it holds the queue, runs the NIC at 80 % or more of
-    its rate, and CUBIC gets at least 60 % of the goodput of a flood at
-    twice the NIC's rate."""
+    Mbit/s (the wire), it holds the queue, keeps the NIC as busy as
+    fq_codel does on the same wire in the same boot (within 0.05 of its
+    utilization), and CUBIC gets at least 60 % of the goodput of a flood
+    at twice the NIC's rate."""
     r = vm_script("qdisc_loader_check.py", "qdisc_loader.json", str(tmp_path),
                   kernel=QDISC_KERNEL, wire=WIRE_MBIT)
     print(r)
@@ -363,7 +368,7 @@ def test_loader_qdisc_backend(tmp_path):
     assert mq["passed"] >= 5 and mq["rc"] == 0 and mq["after"] != "mq", mq
     # without a rate, at the root of a NIC that pushes back (the wire): the
     # qdisc holds the queue (a FIFO of 1,000 packets there held a second),
-    # the link runs near its rate, and CUBIC keeps most of its share of
+    # the link runs as busy as under fq_codel, and CUBIC keeps most of its share of
     # what got through against a flood of twice the link (a gate on the
     # last sojourn alone let the flood through while the queue rebuilt:
     # CUBIC 34-48 % of the flood's goodput; 84 % with the backlog seen)
@@ -373,5 +378,11 @@ def test_loader_qdisc_backend(tmp_path):
     assert wa["attached"] == {"hook": "qdisc", "rate_bps": 0}, wa
     assert wa["afcd"]["sojourn_ms_mean"] >= 1.0, wa
     assert wa["pings"] >= 20 and wa["ping_ms_p50"] <= idle + 60, (idle, wa)
-    assert wa["wire_util"] >= 0.8, wa
+    # the wire's utilization against fq_codel's in the same boot: the host's
+    # relay and a busy TCG guest idle the wire under both alike (0.70-0.99
+    # of the rate from one machine to the next); an afcd that starves the
+    # NIC (a queue emptied by its drops or its gate) idles it alone
+    fq = w["fq_codel"]
+    print("wire utilization: afcd %.3f, fq_codel %.3f" % (wa["wire_util"], fq["wire_util"]))
+    assert wa["wire_util"] >= fq["wire_util"] - 0.05, (wa, fq)
     assert wa["tcp_mbps"] >= 0.6 * wa["udp_mbps"], wa
