@@ -53,6 +53,7 @@ static inline void afcd_config_defaults(struct afcd_config *c, __u32 algo, __u64
 		.mtu_bytes = AFCD_DEF_MTU_BYTES,
 		.alpha_milli = AFCD_DEF_ALPHA_MILLI,
 		.beta_milli = AFCD_DEF_BETA_MILLI,
+		.burst_ns = AFCD_DEF_BURST_NS,
 	};
 	c->sample_bytes = afcd_default_sample_bytes(c);
 }

@@ -43,6 +43,7 @@ struct afcd_in {
 			       * is above this (afcd_police_gate_ns()) */
 	__u32 len;            /* wire length, bytes */
 	__u32 traits;         /* enum afcd_trait of the algo */
+	__u32 burst_ns;       /* the pacing credit, ns (the config's burst_ns, <= 1 s) */
 	__u8  law;            /* enum afcd_law of the algo */
 	__u8  aqm;            /* the drop law applies (every law but none) */
 	__u8  ect;            /* ECT(0) or ECT(1) */
@@ -218,6 +219,7 @@ AFCD_INLINE void afcd_in_init(const struct afcd_config *c, __u64 now, __u32 len,
 			   (!in->codel_queue && (c->flags & AFCD_F_CODEL_GLOBAL) &&
 			    (row.traits & AFCD_T_GCODEL));
 	in->ce_threshold_ns = c->ce_threshold_ns;
+	in->burst_ns = c->burst_ns < AFCD_BURST_MAX_NS ? (__u32)c->burst_ns : AFCD_BURST_MAX_NS;
 	in->law_target_ns = c->target_ns;
 	in->target_i_ns = AFCD_TARGET_INF;
 }
@@ -239,23 +241,27 @@ AFCD_INLINE void afcd_in_init(const struct afcd_config *c, __u64 now, __u32 len,
 #define AFCD_ATOMIC_ADD(p, v) ((void)__sync_fetch_and_add((p), (v)))
 
 /* Advance a shared EDT clock by tx_ns for an admitted packet and return
- * its departure time: max(now, clock) + tx, as afcd_edt_schedule()
- * computed from the value `seen` before the decision, but committed
- * atomically so that packets admitted on other CPUs in between are
- * queued ahead of this one, never lost (an idle clock is moved to now
- * with one compare-and-swap; a busy one by a fetch-add, which cannot
- * fail). The departure may thus be later than the one the decision saw,
- * by the packets other CPUs admitted meanwhile. *idle_ns: how long the
- * clock stood idle before this packet (now - seen when its
- * compare-and-swap moved it, else 0; 0 for a clock never started). */
+ * its departure time: afcd_clock_start(clock, now, burst_ns) + tx, as
+ * afcd_edt_schedule() computed from the value `seen` before the decision
+ * (burst_ns afcd_burst_of() there; 0 for a policer's clock, which has no
+ * credit), but committed atomically so that packets admitted on other
+ * CPUs in between are queued ahead of this one, never lost (an idle clock
+ * is moved with one compare-and-swap; a busy one by a fetch-add, which
+ * cannot fail). The departure may thus be later than the one the decision
+ * saw, by the packets other CPUs admitted meanwhile. *idle_ns: the time
+ * the clock skipped for this packet, which the link lost for good (the
+ * gap beyond the credit, now - burst_ns - seen, when its compare-and-swap
+ * moved the clock; else 0; 0 for a clock never started). */
 AFCD_INLINE __u64 afcd_clock_advance(__u64 *clock_ns, __u64 seen, __u64 now, __u64 tx_ns,
-				     __u64 *idle_ns)
+				     __u64 burst_ns, __u64 *idle_ns)
 {
+	__u64 start = afcd_clock_start(seen, now, burst_ns);
+
 	*idle_ns = 0;
 	if (!afcd_time_after_eq(seen, now) &&
-	    __sync_val_compare_and_swap(clock_ns, seen, now + tx_ns) == seen) {
-		*idle_ns = seen ? now - seen : 0;
-		return now + tx_ns;
+	    __sync_val_compare_and_swap(clock_ns, seen, start + tx_ns) == seen) {
+		*idle_ns = seen ? start - seen : 0;
+		return start + tx_ns;
 	}
 	return __sync_fetch_and_add(clock_ns, tx_ns) + tx_ns;
 }
@@ -421,6 +427,25 @@ AFCD_INLINE int afcd_law(struct afcd_queue *q, struct afcd_flow *f, const struct
 	return drop;
 }
 
+/* The pacing credit a packet may take, ns: in->burst_ns for a flow
+ * within its share; for a flow the policer holds (above the water level,
+ * in->police_tx_ns set) its fair share of it, burst_ns * fair rate /
+ * link rate (tx_ns / police_tx_ns), what a round robin over the flows
+ * would give it of the burst after a gap: a flood beside one responsive
+ * flow recovers half the gap its sender's stall left, and beside ten
+ * CUBIC flows, which idle the link often, a eleventh. */
+AFCD_INLINE __u64 afcd_burst_of(const struct afcd_in *in)
+{
+	__u64 share_q10;
+
+	if (!in->police_tx_ns || in->tx_ns >= in->police_tx_ns)
+		return in->burst_ns;
+	/* fair rate / rate in Q10: tx_ns < 2^44 (a 1 MiB frame at 1
+	 * kbit/s) and burst_ns < 2^30, so neither product overflows */
+	share_q10 = (in->tx_ns << 10) / in->police_tx_ns;
+	return ((__u64)in->burst_ns * share_q10) >> 10;
+}
+
 /* Stage 3, commit of an admitted packet (PASS or MARK) to the shared EDT
  * clock: its departure time in *e, or DROP_OVERLIMIT when other CPUs
  * filled the queue to the horizon since it looked (its slot given back).
@@ -430,10 +455,11 @@ AFCD_INLINE __u32 afcd_commit(struct afcd_queue *q, const struct afcd_in *in, __
 {
 	__u64 idle;
 
-	e->t_dep_ns = afcd_clock_advance(&q->t_last_ns, t_seen, in->now_ns, in->tx_ns, &idle);
+	e->t_dep_ns = afcd_clock_advance(&q->t_last_ns, t_seen, in->now_ns, in->tx_ns,
+					 afcd_burst_of(in), &idle);
 	if (idle)
 		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_IDLE_NS], idle);
-	e->sojourn_ns = e->t_dep_ns - in->now_ns;
+	e->sojourn_ns = afcd_time_after_eq(e->t_dep_ns, in->now_ns) ? e->t_dep_ns - in->now_ns : 0;
 	if (e->sojourn_ns > in->horizon_ns) {
 		AFCD_ATOMIC_ADD(&q->t_last_ns, -in->tx_ns);
 		return AFCD_V_DROP_OVERLIMIT;
@@ -452,7 +478,7 @@ AFCD_INLINE void afcd_police_commit(struct afcd_queue *q, struct afcd_flow *f,
 	if (!vt_next)
 		return;
 	if (in->mouse)
-		afcd_clock_advance(&q->mice_vt_ns, vt_seen, in->now_ns, in->police_tx_ns, &idle);
+		afcd_clock_advance(&q->mice_vt_ns, vt_seen, in->now_ns, in->police_tx_ns, 0, &idle);
 	else if (f)
 		f->vt_ns = vt_next;
 }
@@ -546,7 +572,7 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 		q->maxpacket_bytes = in->len;
 		maxpacket = in->len;
 	}
-	afcd_edt_schedule(in->now_ns, t_seen, in->tx_ns, &e);
+	afcd_edt_schedule(in->now_ns, t_seen, in->tx_ns, afcd_burst_of(in), &e);
 	*t_dep_ns = e.t_dep_ns;
 
 	verdict = afcd_admit(q, f, in, &e, &vt_seen, &vt_next);
@@ -604,12 +630,6 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
  * (afcd_qdisc_departure()), with CoDel's backlog and maxpacket in bytes as
  * the kernel's codel has them; then afcd_account(). */
 
-/* Pacing credit of the qdisc at a rate: a dequeue that comes up to this
- * late (a late timer, a busy CPU) may send at once what it missed, so that
- * timer slack costs no rate; the testbed's HTB gives the kernel's AQMs
- * the same 3 ms bucket (testbed/bottleneck.py). */
-#define AFCD_QDISC_BURST_NS 3000000ULL
-
 /* Time to send bytes at rate_bps, ns (bytes < 2^40; rate 0: 0). */
 AFCD_INLINE __u64 afcd_bytes_ns(__u64 bytes, __u64 rate_bps)
 {
@@ -664,13 +684,11 @@ AFCD_INLINE void afcd_qdisc_departure(__u64 now, __u64 enq_ns, __u64 backlog_byt
 }
 
 /* The pacing clock after a packet of tx_ns leaves at now with the clock
- * at t_next: max(t_next, now - burst_ns) + tx_ns. The next packet may
- * leave when now reaches it. */
+ * at t_next: afcd_clock_start(t_next, now, burst_ns) + tx_ns. The next
+ * packet may leave when now reaches it. */
 AFCD_INLINE __u64 afcd_pace_next(__u64 t_next, __u64 now, __u64 tx_ns, __u64 burst_ns)
 {
-	__u64 floor = now > burst_ns ? now - burst_ns : 0;
-
-	return (afcd_time_after_eq(t_next, floor) ? t_next : floor) + tx_ns;
+	return afcd_clock_start(t_next, now, burst_ns) + tx_ns;
 }
 
 /* isolate (AFCD_F_ISOLATE_SRC / _DST): reduce the flow key to the host the

@@ -428,7 +428,7 @@ struct sk_buff *BPF_PROG(afcd_qdisc_dequeue, struct Qdisc *sch)
 		if (cfg->rate_bps)
 			fq->t_next_ns = afcd_pace_next(fq->t_next_ns, now,
 						       afcd_bytes_ns(nd.len, cfg->rate_bps),
-						       AFCD_QDISC_BURST_NS);
+						       cfg->burst_ns);
 		goto out;
 	}
 	/* AFCD_QDISC_DROPS head drops: let the qdisc run again at once */

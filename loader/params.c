@@ -26,6 +26,7 @@ const struct param_def params_table[PARAMS_N] = {
 	{ "ecn",           P_FLAG,  POFF(flags),           "on|off: CE-mark ECT packets instead of dropping (the drop law; the policer for an interval past its lead)",
 	  AFCD_F_ECN },
 	{ "ce_threshold",  P_TIME,  POFF(ce_threshold_ns), "mark ECT packets whose sojourn exceeds it (0 = off)", 0 },
+	{ "burst",         P_TIME,  POFF(burst_ns),        "pacing credit: after a gap the queue may send up to this much of the rate at once (default 3ms, 0 = none, at most 1s)", 0 },
 	{ "sb_size",       P_U32,   POFF(sb_size),         "shadow buffer slots, 1..4096 (default 2000)", 0 },
 	{ "window",        P_TIME,  POFF(window_ns),       "time the shadow buffer covers (default 1s)", 0 },
 	{ "sample_bytes",  P_BYTES, POFF(sample_bytes),    "bytes per sample (default max(mtu, rate/8*window/sb_size))", 0 },
@@ -343,6 +344,7 @@ void params_complete(struct params *p)
 	DEF_("mtu", mtu_bytes);
 	DEF_("alpha", alpha_milli);
 	DEF_("beta", beta_milli);
+	DEF_("burst", burst_ns);
 #undef DEF_
 	if (!param_given(p, "police"))
 		c->flags |= d.flags & AFCD_F_POLICE;
@@ -395,6 +397,8 @@ int params_validate(const struct params *p, char *err, size_t errlen)
 		BAD("rtt: must be in (0, 17s]");
 	if (c->ce_threshold_ns > AFCD_TIME_MAX_NS)
 		BAD("ce_threshold: at most 17s");
+	if (c->burst_ns > AFCD_BURST_MAX_NS)
+		BAD("burst: at most 1s");
 	if (!c->sb_size || c->sb_size > AFCD_SB_SIZE_MAX)
 		BAD("sb_size: must be in [1, %d]", AFCD_SB_SIZE_MAX);
 	if (!c->window_ns || c->window_ns > AFCD_TIME_MAX_NS)

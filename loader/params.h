@@ -39,7 +39,7 @@ struct param_def {
 };
 
 /* The parameter table, in the order of `afcd params`. */
-#define PARAMS_N 21
+#define PARAMS_N 22
 extern const struct param_def params_table[PARAMS_N];
 
 /* codel_state: the name of flags' AFCD_F_CODEL_STATE bits (AFCD_CODEL_STATES),

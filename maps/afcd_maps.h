@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 14u
+#define AFCD_ABI_VERSION 15u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -114,6 +114,8 @@
 #define AFCD_DEF_MTU_BYTES        1514
 #define AFCD_DEF_ALPHA_MILLI      1700          /* AFD alpha = 1.7 */
 #define AFCD_DEF_BETA_MILLI       1800          /* AFD beta  = 1.8 */
+#define AFCD_DEF_BURST_NS         3000000ULL    /* pacing credit 3 ms: the testbed's HTB bucket */
+#define AFCD_BURST_MAX_NS         1000000000ULL /* 1 s */
 
 /* ---- Enums -------------------------------------------------------------- */
 
@@ -313,8 +315,9 @@ enum afcd_cfg_flags {
 	   "Packets decided on the datapath's own estimates (loader heartbeat stale).")  \
 	FN(IDLE_NS, "idle_ns", NULL, "",                                                 \
 	   "Nanoseconds the virtual queue stood empty (EDT backend): the sum of the "   \
-	   "gaps between its clock and the arrivals that found it idle, from its "       \
-	   "first packet on; over an interval, the share of rate the queue left unused " \
+	   "gaps between its clock and the arrivals that found it idle, less the "       \
+	   "pacing credit (3 ms) each gap gets back, from its first packet on; over an " \
+	   "interval, the share of rate the queue left unused "                          \
 	   "(Prometheus: afcd_queue_idle_seconds_total).")
 
 /* Per-interface counters updated atomically outside the decision,
@@ -400,8 +403,15 @@ struct afcd_config {
 				 * namespace that mounts this bpffs and ifindexes repeat
 				 * across namespaces: the loader refuses to touch an entry
 				 * written from another namespace */
+	__u64 burst_ns;         /* pacing credit, ns, [0, AFCD_BURST_MAX_NS]: an empty
+				 * queue's clock restarts up to this far behind an
+				 * arrival, which then leaves at once for what the link
+				 * missed (a burst of up to burst_ns of rate_bps at the
+				 * device's speed; a policed flow takes its fair share of
+				 * it); 0: from the arrival. EDT clock and qdisc pacing
+				 * (ALGORITHM.md sec. 2) */
 };
-_Static_assert(sizeof(struct afcd_config) == 128, "afcd_config ABI");
+_Static_assert(sizeof(struct afcd_config) == 136, "afcd_config ABI");
 
 /* ---- Estimates: map afcd_est -------------------------------------------
  * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_est. Written every

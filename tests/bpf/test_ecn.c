@@ -171,6 +171,8 @@ static void test_ecn_high_water_below_share(void)
 	c.sample_bytes = 1;                /* every packet a sample */
 	c.sb_size = 200;
 	c.flags = AFCD_F_ECN;
+	c.burst_ns = 0;                    /* no pacing credit: the flood's frames
+					    * queue from the first */
 	c.rate_bps = 1000000000000ULL;     /* no queue while the samples fill */
 	set_cfg(1, &c);
 	e.ecn = 2;

@@ -10,7 +10,7 @@ static void test_edt_spacing(void)
 	/* the last is a GSO-like packet: 1514 bytes in the buffer, 9000 on the
 	 * wire; tx uses the wire length */
 	const int lens[] = { 1514, 66, 1000, 1514, 9000 };
-	__u64 now = 1000 * MS, t = now;
+	__u64 now = 1000 * MS, t = now, t_burst;
 	struct out o;
 	unsigned i;
 
@@ -25,22 +25,37 @@ static void test_edt_spacing(void)
 		t += (__u64)lens[i] * 8000000000ULL / c.rate_bps;
 		CHECK_EQ(o.tstamp, t);     /* exact: tx = len * 8e9 / rate */
 	}
-	/* idle again: the next packet leaves tx after its arrival */
+	t_burst = t;
+	/* idle for 50 us, within the pacing credit (AFCD_DEF_BURST_NS): the next
+	 * packet is scheduled where the clock stood, before its arrival, and
+	 * the queue lost no time */
 	now = t + 50 * US;
 	set_now(now);
 	{
 		struct pkt_spec s = pkt_tcp4(1000, 1514);
 
 		CHECK_EQ(run(&s, &o), TC_ACT_OK);
-		CHECK_EQ(o.tstamp, now + 121120);
+		CHECK_EQ(o.tstamp, t + 121120);
+		t += 121120;
+	}
+	/* idle for 10 ms: the clock restarts AFCD_DEF_BURST_NS behind the
+	 * arrival, and the rest of the gap counts as idle */
+	now = t + 10 * MS;
+	set_now(now);
+	{
+		struct pkt_spec s = pkt_tcp4(1000, 1514);
+
+		CHECK_EQ(run(&s, &o), TC_ACT_OK);
+		CHECK_EQ(o.tstamp, now - AFCD_DEF_BURST_NS + 121120);
 	}
 	{
 		struct afcd_queue q = get_queue(1);
 
-		CHECK_EQ(q.stats[AFCD_S_PASSED], 6);
-		CHECK_EQ(q.stats[AFCD_S_PASSED_BYTES], 1514 + 66 + 1000 + 1514 + 9000 + 1514);
-		CHECK_EQ(q.t_last_ns, now + 121120);
-		CHECK_EQ(q.max_sojourn_ns, t - 1000 * MS);
+		CHECK_EQ(q.stats[AFCD_S_PASSED], 7);
+		CHECK_EQ(q.stats[AFCD_S_PASSED_BYTES], 1514 + 66 + 1000 + 1514 + 9000 + 1514 + 1514);
+		CHECK_EQ(q.t_last_ns, now - AFCD_DEF_BURST_NS + 121120);
+		CHECK_EQ(q.stats[AFCD_S_IDLE_NS], 10 * MS - AFCD_DEF_BURST_NS);
+		CHECK_EQ(q.max_sojourn_ns, t_burst - 1000 * MS);
 	}
 	unload();
 }

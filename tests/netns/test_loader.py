@@ -116,15 +116,17 @@ def test_live_parameter_change(pair):
     p = start_loader(a, "v0", "rate", RATE, "algo", "afcd", "--skip-fq-check")
     try:
         prog_before = tc_state(a, "v0")
-        # the default codel_state is the queue's (afcd_config_defaults())
-        assert afcd_stats(a, "v0", flows=False)["config"]["codel_state"] == "queue"
+        # the defaults are afcd_config_defaults()'s: codel_state queue,
+        # a pacing credit of 3 ms
+        c = afcd_stats(a, "v0", flows=False)["config"]
+        assert (c["codel_state"], c["burst_ns"]) == ("queue", 3_000_000)
         afcd(a, "set", "v0", "target", "2ms", "ecn", "on", "algo", "fall", "rtt", "20ms",
-             "interval", "40ms", "codel_state", "per-flow")
+             "interval", "40ms", "codel_state", "per-flow", "burst", "0")
         s = afcd_stats(a, "v0", flows=False)
         c = s["config"]
         assert (c["target_ns"], c["ecn"], c["algo"], c["rtt_ns"], c["interval_ns"],
-                c["codel_state"]) == (2_000_000, True, "fall", 20_000_000, 40_000_000,
-                                      "per-flow")
+                c["codel_state"], c["burst_ns"]) == (2_000_000, True, "fall", 20_000_000,
+                                                     40_000_000, "per-flow", 0)
         afcd(a, "set", "v0", "codel_state", "global")
         assert afcd_stats(a, "v0", flows=False)["config"]["codel_state"] == "global"
         # a change of another parameter keeps it
@@ -399,6 +401,7 @@ BAD_CASES = [
     (["attach", "v0", "rate", "100mbit", "beta", "0"], "beta"),
     (["attach", "v0", "rate", "100mbit", "alpha", "1.9"], "alpha"),      # beta 1.8 <= alpha
     (["attach", "v0", "rate", "100mbit", "stale_after", "10000000000s"], "stale_after"),
+    (["attach", "v0", "rate", "100mbit", "burst", "2s"], "burst"),
     (["attach", "v0", "rate", "100mbit", "sample_bytes", "5000000000"], "sample_bytes"),
     (["attach", "v0", "rate", "100mbit", "window", "1000000000s"], "window"),
     (["attach", "v0", "rate", "100mbit", "isolate", "hosts"], "isolate"),

@@ -47,14 +47,36 @@ static void test_edt_schedule(void)
 {
 	struct afcd_edt e;
 
-	afcd_edt_schedule(1000, 0, 120, &e);          /* idle queue */
+	afcd_edt_schedule(1000, 0, 120, AFCD_DEF_BURST_NS, &e);          /* never started: no credit */
 	CHECK_EQ(e.t_dep_ns, 1120);
 	CHECK_EQ(e.sojourn_ns, 120);
 	CHECK_EQ(e.backlog, 0);
-	afcd_edt_schedule(1000, 5000, 120, &e);       /* 4 us of work ahead */
+	afcd_edt_schedule(1000, 5000, 120, AFCD_DEF_BURST_NS, &e);       /* 4 us of work ahead */
 	CHECK_EQ(e.t_dep_ns, 5120);
 	CHECK_EQ(e.sojourn_ns, 4120);
 	CHECK_EQ(e.backlog, 4000);
+	/* the pacing credit: a queue empty for 1 ms restarts where it stood,
+	 * so the packet leaves at once (in the past: sojourn 0) */
+	afcd_edt_schedule(10000000, 9000000, 120, AFCD_DEF_BURST_NS, &e);
+	CHECK_EQ(e.t_dep_ns, 9000120);
+	CHECK_EQ(e.sojourn_ns, 0);
+	CHECK_EQ(e.backlog, 0);
+	/* empty for 10 ms: it gets back AFCD_DEF_BURST_NS of the gap, no more */
+	afcd_edt_schedule(20000000, 10000000, 120, AFCD_DEF_BURST_NS, &e);
+	CHECK_EQ(e.t_dep_ns, 20000000 - AFCD_DEF_BURST_NS + 120);
+	CHECK_EQ(e.sojourn_ns, 0);
+	/* credit smaller than the packet: it waits the rest */
+	afcd_edt_schedule(20000000, 20000000 - 50, 120, AFCD_DEF_BURST_NS, &e);
+	CHECK_EQ(e.t_dep_ns, 20000070);
+	CHECK_EQ(e.sojourn_ns, 70);
+	CHECK_EQ(e.backlog, 0);
+	/* no credit (burst 0: a flow the policer holds): from now */
+	afcd_edt_schedule(10000000, 9000000, 120, 0, &e);
+	CHECK_EQ(e.t_dep_ns, 10000120);
+	CHECK_EQ(e.sojourn_ns, 120);
+	/* early clock: the floor never goes below 0 */
+	afcd_edt_schedule(1000, 1, 120, AFCD_DEF_BURST_NS, &e);
+	CHECK_EQ(e.t_dep_ns, 121);
 }
 
 static void test_newton_converges(void)
@@ -1182,6 +1204,26 @@ static void test_decide_policer(void)
 	e.mice_samples = 600;
 	v = decide_one(&c, &e, &q, &light, 1, now, 1500, &t);
 	CHECK(q.mice_vt_ns > now, "mice clock %llu", (unsigned long long)q.mice_vt_ns);
+	/* expected: the pacing credit: after the queue stood empty 3 ms, the
+	 * light flow's packet (within its share) is scheduled where the clock
+	 * stood (it leaves at once); the heavy flow's (above the level:
+	 * policed at 45 of 100 Mbit/s) takes its fair share of the credit,
+	 * 0.45 of 3 ms, so it is scheduled 1.35 ms before its arrival */
+	memset(&q, 0, sizeof(q));
+	memset(&heavy, 0, sizeof(heavy));
+	memset(&light, 0, sizeof(light));
+	q.n_active = 2;
+	e.mice_samples = 0;
+	now += 1000000000ULL;
+	e.heartbeat_ns = now;
+	q.t_last_ns = now - 3000000;
+	CHECK_EQ(decide_one(&c, &e, &q, &light, 100, now, 1500, &t), AFCD_V_PASS);
+	CHECK_EQ(t, now - 3000000 + afcd_tx_ns(1500, c.rate_bps));
+	q.t_last_ns = now - 3000000;
+	CHECK_EQ(decide_one(&c, &e, &q, &heavy, 1500, now, 1500, &t), AFCD_V_PASS);
+	CHECK(t + 1340000 <= now + afcd_tx_ns(1500, c.rate_bps) &&
+	      t + 1360000 >= now + afcd_tx_ns(1500, c.rate_bps),
+	      "heavy's credit %lld ns", (long long)(now + afcd_tx_ns(1500, c.rate_bps) - t));
 	/* expected: no fresh estimate: no policer, the datapath's fallback */
 	memset(&q, 0, sizeof(q));
 	memset(&heavy, 0, sizeof(heavy));
@@ -1517,27 +1559,47 @@ static void test_decide_stages(void)
 	in.afd_drop = 0;
 	CHECK_EQ(afcd_law(&q, &f, &in, &e, 121120), 0);
 
-	/* commit. expected: the clock advances by tx from max(now, clock);
-	 * when other CPUs pushed it so far that the packet would leave past
-	 * the horizon, it is overlimit and its slot is given back */
+	/* commit. expected: the clock advances by tx from
+	 * max(now - AFCD_DEF_BURST_NS, clock) (from now for a clock never
+	 * started); when other CPUs pushed it so
+	 * far that the packet would leave past the horizon, it is overlimit
+	 * and its slot is given back */
 	memset(&q, 0, sizeof(q));
 	memset(&in, 0, sizeof(in));
 	afcd_in_init(&c, now, 1500, &in);
 	CHECK_EQ(afcd_commit(&q, &in, 0, AFCD_V_MARK, &e), AFCD_V_MARK);
 	CHECK_EQ(e.t_dep_ns, now + in.tx_ns);
+	CHECK_EQ(e.sojourn_ns, in.tx_ns);
 	CHECK_EQ(q.t_last_ns, now + in.tx_ns);
 	q.t_last_ns = now + c.horizon_ns;  /* filled since the packet looked */
 	CHECK_EQ(afcd_commit(&q, &in, now + in.tx_ns, AFCD_V_PASS, &e), AFCD_V_DROP_OVERLIMIT);
 	CHECK_EQ(q.t_last_ns, now + c.horizon_ns);
-	/* expected: the idle time counts only the gaps of a started clock:
-	 * none for the first packet (above) nor for a busy queue, now - clock
-	 * for an arrival that finds it idle */
+	/* expected: the idle time counts only what the clock skipped: none
+	 * for the first packet (above), for a busy queue, nor for a gap within
+	 * the credit; a gap beyond it, the rest, once */
 	CHECK_EQ(q.stats[AFCD_S_IDLE_NS], 0);
 	q.t_last_ns = now - 7000;
 	CHECK_EQ(afcd_commit(&q, &in, now - 7000, AFCD_V_PASS, &e), AFCD_V_PASS);
-	CHECK_EQ(q.stats[AFCD_S_IDLE_NS], 7000);
+	CHECK_EQ(e.t_dep_ns, now - 7000 + in.tx_ns);
+	CHECK_EQ(q.stats[AFCD_S_IDLE_NS], 0);
+	q.t_last_ns = now - AFCD_DEF_BURST_NS - 7000;
 	CHECK_EQ(afcd_commit(&q, &in, q.t_last_ns, AFCD_V_PASS, &e), AFCD_V_PASS);
 	CHECK_EQ(q.stats[AFCD_S_IDLE_NS], 7000);
+	CHECK_EQ(e.t_dep_ns, now - AFCD_DEF_BURST_NS + in.tx_ns);
+	/* the next packets of the train catch up on the credit: no idle */
+	CHECK_EQ(afcd_commit(&q, &in, q.t_last_ns, AFCD_V_PASS, &e), AFCD_V_PASS);
+	CHECK_EQ(e.t_dep_ns, now - AFCD_DEF_BURST_NS + 2 * in.tx_ns);
+	CHECK_EQ(q.stats[AFCD_S_IDLE_NS], 7000);
+	/* expected: burst 0 (no credit): the clock restarts at the arrival
+	 * and the whole gap is idle */
+	c.burst_ns = 0;
+	afcd_in_init(&c, now, 1500, &in);
+	q.t_last_ns = now - 7000;
+	CHECK_EQ(afcd_commit(&q, &in, q.t_last_ns, AFCD_V_PASS, &e), AFCD_V_PASS);
+	CHECK_EQ(e.t_dep_ns, now + in.tx_ns);
+	CHECK_EQ(e.sojourn_ns, in.tx_ns);
+	CHECK_EQ(q.stats[AFCD_S_IDLE_NS], 14000);
+	c.burst_ns = AFCD_DEF_BURST_NS;
 
 	/* account. expected: a police drop counts as a police and an AQM
 	 * drop, a mark as passed and marked, and a flow's target_i recorded
@@ -1622,7 +1684,7 @@ static void test_qdisc_helpers(void)
 	CHECK_EQ(afcd_pace_next(10000, 5000, 600, 3000), 10600);
 	CHECK_EQ(afcd_pace_next(10000, 12000, 600, 3000), 10600);
 	CHECK_EQ(afcd_pace_next(10000, 20000, 600, 3000), 17600);
-	CHECK_EQ(afcd_pace_next(0, 100, 600, 3000), 600);
+	CHECK_EQ(afcd_pace_next(0, 100, 600, 3000), 700);     /* never started: from now */
 }
 
 /* The GC's rule (the kernel's walk and the loader's use the same). */
