@@ -84,6 +84,9 @@ SCENARIOS = {
                    _udp_vs_cubic(3.0), {}),
     "cubic-4udp": ("dumbbell", "1 CUBIC flow + 4 UDP flows at 0.5x the bottleneck each",
                    _udp_vs_cubic(0.5, 4), {}),
+    "udp-alone": ("dumbbell", "1 UDP flow at 1.5x the bottleneck, alone: the rate a "
+                  "scheme delivers with nothing to share, the control of the UDP workloads",
+                  lambda r: [Flow("udp", 0, proto="udp", rate_mbit=1.5 * r)], {}),
     "mix9": ("dumbbell", "3 CUBIC + 3 Reno + 3 BBR flows from 3 senders",
              lambda r: [Flow("%s%d" % (cc, k), s, cc=cc) for s, cc in
                         enumerate(["cubic", "reno", "bbr"]) for k in range(3)], {}),
