@@ -43,7 +43,9 @@ struct afcd_in {
 			       * is above this (afcd_police_gate_ns()) */
 	__u32 len;            /* wire length, bytes */
 	__u32 traits;         /* enum afcd_trait of the algo */
-	__u32 burst_ns;       /* the pacing credit, ns (the config's burst_ns, <= 1 s) */
+	__u32 burst_ns;       /* the pacing credit this packet may take, ns: the config's
+			       * burst_ns (<= 1 s), a policed entity's share of it
+			       * (afcd_burst_share(), set with police_tx_ns) */
 	__u8  law;            /* enum afcd_law of the algo */
 	__u8  aqm;            /* the drop law applies (every law but none) */
 	__u8  ect;            /* ECT(0) or ECT(1) */
@@ -141,6 +143,27 @@ AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_es
 	fs->stale = 1;
 }
 
+/* The pacing credit of an entity the policer holds (above the water
+ * level), ns: its fair share of the queue's credit burst_ns (<= 1 s),
+ * burst_ns * fair rate / link rate = burst_ns * tx_ns / police_tx_ns
+ * (the packet's time at the link's rate and at the fair rate), what a
+ * round robin over the flows would give it of the burst after a gap: a
+ * flood beside one responsive flow recovers half the gap its sender's
+ * stall left, and beside ten CUBIC flows, which idle the link often, an
+ * eleventh. burst_ns when police_tx_ns is 0 or not above tx_ns. Source:
+ * docs/ALGORITHM.md sec. 2. */
+AFCD_INLINE __u32 afcd_burst_share(__u32 burst_ns, __u64 tx_ns, __u64 police_tx_ns)
+{
+	__u64 share_q10;
+
+	if (!police_tx_ns || tx_ns >= police_tx_ns)
+		return burst_ns;
+	/* fair rate / rate in Q10: tx_ns < 2^44 (a 1 MiB frame at 1
+	 * kbit/s) and burst_ns < 2^32, so neither product overflows */
+	share_q10 = (tx_ns << 10) / police_tx_ns;
+	return (__u32)(((__u64)burst_ns * share_q10) >> 10);
+}
+
 /* Fill in for a packet of a flow (or an aggregate, afcd_maps.h) holding
  * m_i samples, by the algo's law. rand16: uniform on [0, 2^16) (the AFD
  * coin). in->now_ns, len, tx_ns, law, traits and the config copies are set
@@ -182,6 +205,7 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 									   fs->waterline));
 		if (!in->police_tx_ns)
 			in->police_tx_ns = 1;
+		in->burst_ns = afcd_burst_share(in->burst_ns, in->tx_ns, in->police_tx_ns);
 		/* one interval of burst at the fair rate, but never more than
 		 * half the buffer: a policed sender that stalls and then bursts
 		 * (its clock fell behind) must not fill the queue to the
@@ -243,7 +267,7 @@ AFCD_INLINE void afcd_in_init(const struct afcd_config *c, __u64 now, __u32 len,
 /* Advance a shared EDT clock by tx_ns for an admitted packet and return
  * its departure time: afcd_clock_start(clock, now, burst_ns) + tx, as
  * afcd_edt_schedule() computed from the value `seen` before the decision
- * (burst_ns afcd_burst_of() there; 0 for a policer's clock, which has no
+ * (burst_ns in->burst_ns there; 0 for a policer's clock, which has no
  * credit), but committed atomically so that packets admitted on other
  * CPUs in between are queued ahead of this one, never lost (an idle clock
  * is moved with one compare-and-swap; a busy one by a fetch-add, which
@@ -427,25 +451,6 @@ AFCD_INLINE int afcd_law(struct afcd_queue *q, struct afcd_flow *f, const struct
 	return drop;
 }
 
-/* The pacing credit a packet may take, ns: in->burst_ns for a flow
- * within its share; for a flow the policer holds (above the water level,
- * in->police_tx_ns set) its fair share of it, burst_ns * fair rate /
- * link rate (tx_ns / police_tx_ns), what a round robin over the flows
- * would give it of the burst after a gap: a flood beside one responsive
- * flow recovers half the gap its sender's stall left, and beside ten
- * CUBIC flows, which idle the link often, a eleventh. */
-AFCD_INLINE __u64 afcd_burst_of(const struct afcd_in *in)
-{
-	__u64 share_q10;
-
-	if (!in->police_tx_ns || in->tx_ns >= in->police_tx_ns)
-		return in->burst_ns;
-	/* fair rate / rate in Q10: tx_ns < 2^44 (a 1 MiB frame at 1
-	 * kbit/s) and burst_ns < 2^30, so neither product overflows */
-	share_q10 = (in->tx_ns << 10) / in->police_tx_ns;
-	return ((__u64)in->burst_ns * share_q10) >> 10;
-}
-
 /* Stage 3, commit of an admitted packet (PASS or MARK) to the shared EDT
  * clock: its departure time in *e, or DROP_OVERLIMIT when other CPUs
  * filled the queue to the horizon since it looked (its slot given back).
@@ -456,7 +461,7 @@ AFCD_INLINE __u32 afcd_commit(struct afcd_queue *q, const struct afcd_in *in, __
 	__u64 idle;
 
 	e->t_dep_ns = afcd_clock_advance(&q->t_last_ns, t_seen, in->now_ns, in->tx_ns,
-					 afcd_burst_of(in), &idle);
+					 in->burst_ns, &idle);
 	if (idle)
 		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_IDLE_NS], idle);
 	e->sojourn_ns = afcd_time_after_eq(e->t_dep_ns, in->now_ns) ? e->t_dep_ns - in->now_ns : 0;
@@ -572,7 +577,7 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 		q->maxpacket_bytes = in->len;
 		maxpacket = in->len;
 	}
-	afcd_edt_schedule(in->now_ns, t_seen, in->tx_ns, afcd_burst_of(in), &e);
+	afcd_edt_schedule(in->now_ns, t_seen, in->tx_ns, in->burst_ns, &e);
 	*t_dep_ns = e.t_dep_ns;
 
 	verdict = afcd_admit(q, f, in, &e, &vt_seen, &vt_next);

@@ -102,7 +102,7 @@ struct afcd_edt {
  * compensates its timer's drift the same way, by at most half a packet
  * (fq_dequeue(): "Account for schedule/timers drifts"). A flow the
  * fairness module polices (above the water level) takes its fair share
- * of it (afcd_burst_of()), or a flood, whose packets are most of every
+ * of it (afcd_burst_share()), or a flood, whose packets are most of every
  * train, would take what the others' gaps left. Source: docs/ALGORITHM.md
  * sec. 2.
  *

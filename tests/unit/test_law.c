@@ -1139,6 +1139,24 @@ static void test_decide_police_mark_once(void)
 	      (unsigned long long)sent, (unsigned long long)sent_plain);
 }
 
+/* Expected result: a policed entity's pacing credit is its fair share
+ * of the queue's (fair rate 45 of 100 Mbit/s: 0.45 of 3 ms, within Q10's
+ * rounding); the whole credit without a fair-rate clock or at the link's
+ * rate; no overflow for a 1 MiB frame at 1 kbit/s with the 1 s maximum. */
+static void test_burst_share(void)
+{
+	__u64 tx = afcd_tx_ns(1500, 100000000ULL), ptx = afcd_tx_ns(1500, 45000000ULL);
+	__u32 b = afcd_burst_share(3000000, tx, ptx);
+
+	CHECK(b >= 1345000 && b <= 1350000, "share %u", b);
+	CHECK_EQ(afcd_burst_share(3000000, tx, 0), 3000000);
+	CHECK_EQ(afcd_burst_share(3000000, tx, tx), 3000000);
+	CHECK_EQ(afcd_burst_share(0, tx, ptx), 0);
+	tx = (1ULL << 20) * 8 * 1000000ULL;      /* 1 MiB at 1 kbit/s, ns */
+	b = afcd_burst_share(AFCD_BURST_MAX_NS, tx, 2 * tx);
+	CHECK(b >= 499000000 && b <= 500000000, "half of 1 s: %u", b);
+}
+
 static void test_decide_policer(void)
 {
 	/* the defaults: target 5 ms, interval and horizon 100 ms, police on */
@@ -1963,6 +1981,7 @@ int main(int argc, char **argv)
 	TEST(test_police_law);
 	TEST(test_fair_now_fallback);
 	TEST(test_fall_fallback_cached);
+	TEST(test_burst_share);
 	TEST(test_decide_policer);
 	TEST(test_decide_police_mark_once);
 	TEST(test_crowd_gate);
