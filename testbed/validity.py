@@ -107,8 +107,10 @@ def judge(res):
         want = f.get("configured_mbps")
         sent = (f.get("client") or {}).get("sent_mbps")
         if want and (sent is None or sent < (1 - SENDER_MISS) * want):
-            reasons.append("sender %s sent %s of its %.1f Mbit/s" %
-                           (f["name"], "%.1f" % sent if sent is not None else "nothing", want))
+            err = (f.get("client") or {}).get("error")
+            reasons.append("sender %s sent %s of its %.1f Mbit/s%s" %
+                           (f["name"], "%.1f" % sent if sent is not None else "nothing", want,
+                            " (iperf3: %s)" % err if err and sent is None else ""))
     late = res.get("timer_late_ms", {})
     if (late.get("p50") or 0) > TIMER_LATE_P50_MS or (late.get("p95") or 0) > TIMER_LATE_P95_MS:
         reasons.append("timers late (p50 %.1f ms, p95 %.1f ms; limits %.1f, %.1f)" %

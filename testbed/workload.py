@@ -103,7 +103,7 @@ def _parse_client(js, streams=1):
     rate it managed to send, which a slow machine can leave far below the
     configured one), and for TCP per stream the mean smoothed RTT in ms and
     its series. Returns one dict per stream (the first carries sent_mbps of
-    the whole client)."""
+    the whole client, and error: iperf3's error text when it failed)."""
     try:
         d = json.loads(js[js.index("{"):]) if "{" in js else {}
     except ValueError:
@@ -118,6 +118,13 @@ def _parse_client(js, streams=1):
                if st.get("socket") == sock or (streams == 1 and sock is None)]
         rtts = [st.get("rtt") for st in sts if st.get("rtt")]
         out = {"sent_mbps": sent / 1e6 if sent else None} if k == 0 else {"sent_mbps": None}
+        if k == 0 and (d.get("error") or not d):
+            # why a client sent nothing: iperf3's own error, else the last
+            # line it printed. A UDP client (iperf3 3.12) announces its
+            # stream with one datagram through the bottleneck and waits
+            # 30 s for the server's reply; lost in a full queue, the
+            # client gives up without sending.
+            out["error"] = d.get("error") or (js.strip().splitlines() or [""])[-1][:200]
         if rtts:
             out["srtt_ms_mean"] = sum(rtts) / len(rtts) / 1e3
             out["retransmits"] = sum(st.get("retransmits") or 0 for st in sts)

@@ -115,3 +115,22 @@ def test_out_dir_made_before_the_loader_writes_there(monkeypatch, tmp_path):
     with pytest.raises(RuntimeError, match="stop here"):
         scenario.run("cubic-udp", "afcd", out_dir=str(out))
     assert seen == [True]
+
+
+def test_failed_client_says_why():
+    """A UDP client whose stream never started reports iperf3's error, and
+    the run's invalid reason carries it; a client that ran reports none."""
+    from testbed import validity
+    failed = workload._parse_client('{"start": {}, "intervals": [], "end": {}, '
+                                    '"error": "unable to read from stream socket: '
+                                    'Resource temporarily unavailable"}')
+    assert failed[0]["sent_mbps"] is None
+    assert failed[0]["error"].startswith("unable to read from stream socket")
+    ok = workload._parse_client('{"intervals": [], "end": {"sum": {"bits_per_second": 4e6}}}')
+    assert ok[0]["sent_mbps"] == 4.0 and "error" not in ok[0]
+    assert workload._parse_client("iperf3: error - unable to connect")[0]["error"] == \
+        "iperf3: error - unable to connect"
+    res = {"flows": [{"name": "udp0", "configured_mbps": 8.0, "client": failed[0]}]}
+    valid, reasons = validity.judge(res)
+    assert not valid and reasons[0].startswith("sender udp0 sent nothing of its 8.0 Mbit/s "
+                                               "(iperf3: unable to read from stream socket")
