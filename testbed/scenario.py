@@ -84,6 +84,10 @@ SCENARIOS = {
                    _udp_vs_cubic(3.0), {}),
     "cubic-4udp": ("dumbbell", "1 CUBIC flow + 4 UDP flows at 0.5x the bottleneck each",
                    _udp_vs_cubic(0.5, 4), {}),
+    "crowd-udp": ("dumbbell", "10 CUBIC flows (one iperf3 client, -P 10) + 1 UDP flow at "
+                  "1.5x the bottleneck: a flood among many small windows",
+                  lambda r: [Flow("cubic", 0, cc="cubic", streams=10),
+                             Flow("udp", 1, proto="udp", rate_mbit=1.5 * r)], {}),
     "udp-alone": ("dumbbell", "1 UDP flow at 1.5x the bottleneck, alone: the rate a "
                   "scheme delivers with nothing to share, the control of the UDP workloads",
                   lambda r: [Flow("udp", 0, proto="udp", rate_mbit=1.5 * r)], {}),
