@@ -86,6 +86,12 @@ def aggregate(results):
                 [r["queue_delay_ms"][p] for r in rs])
         p99s = [r["queue_delay_ms"]["p99"] for r in rs if r["queue_delay_ms"]["p99"] is not None]
         a["queue_delay_ms"]["p99_max"] = max(p99s) if p99s else None
+        # the queue's own delay (its backlog sampled every 50 ms over the
+        # rate): beside the ping's, which under TCG carries the guest's
+        # timer lateness and, at 30 Hz of replies, has its p99 in a few samples
+        b99 = [(r.get("backlog_delay_ms") or {}).get("p99") for r in rs]
+        b99 = [x for x in b99 if x is not None]
+        a["backlog_p99_max_ms"] = max(b99) if b99 else None
         a["cpu"] = {}
         for k in ("guest_busy", "loader_busy"):
             a["cpu"][k], sd[k] = _mean_sd([r.get("cpu", {}).get(k) for r in rs])
@@ -211,9 +217,11 @@ def targets(agg):
                   (tag, r["queue_delay_ms"]["p50"], r["target_ms"]))
             worst = r["queue_delay_ms"].get("p99_max")
             if worst is not None:
+                b99 = r.get("backlog_p99_max_ms")
                 check(worst <= 3 * r["target_ms"],
-                      "%s: p99 queueing delay %.1f ms (the worst run) <= 3 x target %g ms" %
-                      (tag, worst, r["target_ms"]))
+                      "%s: p99 queueing delay %.1f ms (the worst run) <= 3 x target %g ms%s" %
+                      (tag, worst, r["target_ms"],
+                       " (the backlog's p99: %.1f ms)" % b99 if b99 is not None else ""))
         ovl = r.get("overlimit_share_after_warmup")
         if ovl is not None:
             check(ovl < 0.01, "%s: horizon drops %.2f %% of drops after warm-up < 1 %%" %

@@ -30,6 +30,9 @@ def test_invalid_runs_left_out_of_the_means():
     rs = [_run("afcd", 1, 16.0, 17.0, 0.99), _run("afcd", 2, 18.0, 17.0, 0.999),
           _run("afcd", 3, 0.0, 17.0, 0.5, False, ["sender cubic sent nothing"])]
     rs[1]["queue_delay_ms"]["p99"] = 16.0
+    rs[0]["backlog_delay_ms"] = {"p50": 3.0, "p99": 7.5}
+    rs[1]["backlog_delay_ms"] = {"p50": 3.0, "p99": 11.25}
+    rs[2]["backlog_delay_ms"] = {"p50": 3.0, "p99": 40.0}     # invalid: left out
     a = _by(report.aggregate(rs))["afcd"]
     assert (a["repeats"], a["valid_runs"], a["valid"]) == (3, 2, False)
     assert a["flows"][0]["goodput_mbps"] == 17.0
@@ -40,7 +43,8 @@ def test_invalid_runs_left_out_of_the_means():
     assert "cubic 17.0" in row and row.endswith("| 2/3 (sender cubic sent nothing) |")
     tl = report.targets([a])
     assert any(line.startswith("ok ") and "CUBIC 17.0 >= 90 %" in line for line in tl), tl
-    assert any(line.startswith("MISS") and "p99 queueing delay 16.0 ms" in line for line in tl), tl
+    assert any(line.startswith("MISS") and "p99 queueing delay 16.0 ms" in line and
+               line.endswith("(the backlog's p99: 11.2 ms)") for line in tl), tl
 
 def test_no_valid_run_averages_all_and_says_so():
     """Expected result: when every repeat is invalid the means are over all
