@@ -43,9 +43,9 @@ struct afcd_in {
 			       * is above this (afcd_police_gate_ns()) */
 	__u32 len;            /* wire length, bytes */
 	__u32 traits;         /* enum afcd_trait of the algo */
-	__u32 burst_ns;       /* the pacing credit this packet may take, ns: the config's
-			       * burst_ns (<= 1 s), a policed entity's share of it
-			       * (afcd_burst_share(), set with police_tx_ns) */
+	__u32 burst_ns;       /* the pacing credit, ns (the config's burst_ns, <= 1 s);
+			       * the EDT clock gives a policed entity its share of it
+			       * (afcd_burst_share(), in afcd_decide()) */
 	__u8  law;            /* enum afcd_law of the algo */
 	__u8  aqm;            /* the drop law applies (every law but none) */
 	__u8  ect;            /* ECT(0) or ECT(1) */
@@ -205,7 +205,6 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 									   fs->waterline));
 		if (!in->police_tx_ns)
 			in->police_tx_ns = 1;
-		in->burst_ns = afcd_burst_share(in->burst_ns, in->tx_ns, in->police_tx_ns);
 		/* one interval of burst at the fair rate, but never more than
 		 * half the buffer: a policed sender that stalls and then bursts
 		 * (its clock fell behind) must not fill the queue to the
@@ -267,7 +266,7 @@ AFCD_INLINE void afcd_in_init(const struct afcd_config *c, __u64 now, __u32 len,
 /* Advance a shared EDT clock by tx_ns for an admitted packet and return
  * its departure time: afcd_clock_start(clock, now, burst_ns) + tx, as
  * afcd_edt_schedule() computed from the value `seen` before the decision
- * (burst_ns in->burst_ns there; 0 for a policer's clock, which has no
+ * (burst_ns afcd_burst_share() of in->burst_ns there; 0 for a policer's clock, which has no
  * credit), but committed atomically so that packets admitted on other
  * CPUs in between are queued ahead of this one, never lost (an idle clock
  * is moved with one compare-and-swap; a busy one by a fetch-add, which
@@ -454,14 +453,15 @@ AFCD_INLINE int afcd_law(struct afcd_queue *q, struct afcd_flow *f, const struct
 /* Stage 3, commit of an admitted packet (PASS or MARK) to the shared EDT
  * clock: its departure time in *e, or DROP_OVERLIMIT when other CPUs
  * filled the queue to the horizon since it looked (its slot given back).
- * The time the queue stood idle before it goes to stats[AFCD_S_IDLE_NS]. */
+ * The time the queue stood idle before it goes to stats[AFCD_S_IDLE_NS].
+ * burst_ns: the packet's pacing credit, as afcd_edt_schedule() took it. */
 AFCD_INLINE __u32 afcd_commit(struct afcd_queue *q, const struct afcd_in *in, __u64 t_seen,
-			      __u32 verdict, struct afcd_edt *e)
+			      __u64 burst_ns, __u32 verdict, struct afcd_edt *e)
 {
 	__u64 idle;
 
 	e->t_dep_ns = afcd_clock_advance(&q->t_last_ns, t_seen, in->now_ns, in->tx_ns,
-					 in->burst_ns, &idle);
+					 burst_ns, &idle);
 	if (idle)
 		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_IDLE_NS], idle);
 	e->sojourn_ns = afcd_time_after_eq(e->t_dep_ns, in->now_ns) ? e->t_dep_ns - in->now_ns : 0;
@@ -565,7 +565,7 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 			   const struct afcd_in *in, __u64 *t_dep_ns, __u8 *ce_thr_mark)
 {
 	struct afcd_edt e;
-	__u64 vt_next = 0, vt_seen = 0, t_seen;
+	__u64 vt_next = 0, vt_seen = 0, t_seen, burst;
 	__u32 verdict, maxpacket;
 	__u8 pmark, hmark = 0, below = 0;
 
@@ -577,7 +577,10 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 		q->maxpacket_bytes = in->len;
 		maxpacket = in->len;
 	}
-	afcd_edt_schedule(in->now_ns, t_seen, in->tx_ns, in->burst_ns, &e);
+	/* the credit, computed once for the schedule and the commit: the
+	 * qdisc backend paces its FIFO with the config's and never needs it */
+	burst = afcd_burst_share(in->burst_ns, in->tx_ns, in->police_tx_ns);
+	afcd_edt_schedule(in->now_ns, t_seen, in->tx_ns, burst, &e);
 	*t_dep_ns = e.t_dep_ns;
 
 	verdict = afcd_admit(q, f, in, &e, &vt_seen, &vt_next);
@@ -610,7 +613,7 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 	    e.sojourn_ns > in->ce_threshold_ns)
 		*ce_thr_mark = 1;
 	if (verdict == AFCD_V_PASS || verdict == AFCD_V_MARK) {
-		verdict = afcd_commit(q, in, t_seen, verdict, &e);
+		verdict = afcd_commit(q, in, t_seen, burst, verdict, &e);
 		if (verdict == AFCD_V_DROP_OVERLIMIT)
 			*ce_thr_mark = 0;
 		*t_dep_ns = e.t_dep_ns;

@@ -1585,27 +1585,27 @@ static void test_decide_stages(void)
 	memset(&q, 0, sizeof(q));
 	memset(&in, 0, sizeof(in));
 	afcd_in_init(&c, now, 1500, &in);
-	CHECK_EQ(afcd_commit(&q, &in, 0, AFCD_V_MARK, &e), AFCD_V_MARK);
+	CHECK_EQ(afcd_commit(&q, &in, 0, in.burst_ns, AFCD_V_MARK, &e), AFCD_V_MARK);
 	CHECK_EQ(e.t_dep_ns, now + in.tx_ns);
 	CHECK_EQ(e.sojourn_ns, in.tx_ns);
 	CHECK_EQ(q.t_last_ns, now + in.tx_ns);
 	q.t_last_ns = now + c.horizon_ns;  /* filled since the packet looked */
-	CHECK_EQ(afcd_commit(&q, &in, now + in.tx_ns, AFCD_V_PASS, &e), AFCD_V_DROP_OVERLIMIT);
+	CHECK_EQ(afcd_commit(&q, &in, now + in.tx_ns, in.burst_ns, AFCD_V_PASS, &e), AFCD_V_DROP_OVERLIMIT);
 	CHECK_EQ(q.t_last_ns, now + c.horizon_ns);
 	/* expected: the idle time counts only what the clock skipped: none
 	 * for the first packet (above), for a busy queue, nor for a gap within
 	 * the credit; a gap beyond it, the rest, once */
 	CHECK_EQ(q.stats[AFCD_S_IDLE_NS], 0);
 	q.t_last_ns = now - 7000;
-	CHECK_EQ(afcd_commit(&q, &in, now - 7000, AFCD_V_PASS, &e), AFCD_V_PASS);
+	CHECK_EQ(afcd_commit(&q, &in, now - 7000, in.burst_ns, AFCD_V_PASS, &e), AFCD_V_PASS);
 	CHECK_EQ(e.t_dep_ns, now - 7000 + in.tx_ns);
 	CHECK_EQ(q.stats[AFCD_S_IDLE_NS], 0);
 	q.t_last_ns = now - AFCD_DEF_BURST_NS - 7000;
-	CHECK_EQ(afcd_commit(&q, &in, q.t_last_ns, AFCD_V_PASS, &e), AFCD_V_PASS);
+	CHECK_EQ(afcd_commit(&q, &in, q.t_last_ns, in.burst_ns, AFCD_V_PASS, &e), AFCD_V_PASS);
 	CHECK_EQ(q.stats[AFCD_S_IDLE_NS], 7000);
 	CHECK_EQ(e.t_dep_ns, now - AFCD_DEF_BURST_NS + in.tx_ns);
 	/* the next packets of the train catch up on the credit: no idle */
-	CHECK_EQ(afcd_commit(&q, &in, q.t_last_ns, AFCD_V_PASS, &e), AFCD_V_PASS);
+	CHECK_EQ(afcd_commit(&q, &in, q.t_last_ns, in.burst_ns, AFCD_V_PASS, &e), AFCD_V_PASS);
 	CHECK_EQ(e.t_dep_ns, now - AFCD_DEF_BURST_NS + 2 * in.tx_ns);
 	CHECK_EQ(q.stats[AFCD_S_IDLE_NS], 7000);
 	/* expected: burst 0 (no credit): the clock restarts at the arrival
@@ -1613,7 +1613,7 @@ static void test_decide_stages(void)
 	c.burst_ns = 0;
 	afcd_in_init(&c, now, 1500, &in);
 	q.t_last_ns = now - 7000;
-	CHECK_EQ(afcd_commit(&q, &in, q.t_last_ns, AFCD_V_PASS, &e), AFCD_V_PASS);
+	CHECK_EQ(afcd_commit(&q, &in, q.t_last_ns, in.burst_ns, AFCD_V_PASS, &e), AFCD_V_PASS);
 	CHECK_EQ(e.t_dep_ns, now + in.tx_ns);
 	CHECK_EQ(e.sojourn_ns, in.tx_ns);
 	CHECK_EQ(q.stats[AFCD_S_IDLE_NS], 14000);
