@@ -30,6 +30,8 @@ def test_invalid_runs_left_out_of_the_means():
     rs = [_run("afcd", 1, 16.0, 17.0, 0.99), _run("afcd", 2, 18.0, 17.0, 0.999),
           _run("afcd", 3, 0.0, 17.0, 0.5, False, ["sender cubic sent nothing"])]
     rs[1]["queue_delay_ms"]["p99"] = 16.0
+    rs[0]["timer_late_ms"] = {"p50": 0.3, "p95": 2.0}
+    rs[1]["timer_late_ms"] = {"p50": 0.4, "p95": 5.25}
     rs[0]["backlog_delay_ms"] = {"p50": 3.0, "p99": 7.5}
     rs[1]["backlog_delay_ms"] = {"p50": 3.0, "p99": 11.25}
     rs[2]["backlog_delay_ms"] = {"p50": 3.0, "p99": 40.0}     # invalid: left out
@@ -39,12 +41,20 @@ def test_invalid_runs_left_out_of_the_means():
     assert abs(a["jain"] - 0.9945) < 1e-9
     assert a["cpu"]["guest_busy"] == 0.6
     assert a["queue_delay_ms"]["p99_max"] == 16.0
+    assert a["p99_max_timer_late_p95_ms"] == 5.25        # the worst run's
     row = report.table([a]).splitlines()[2]
     assert "cubic 17.0" in row and row.endswith("| 2/3 (sender cubic sent nothing) |")
     tl = report.targets([a])
     assert any(line.startswith("ok ") and "CUBIC 17.0 >= 90 %" in line for line in tl), tl
     assert any(line.startswith("MISS") and "p99 queueing delay 16.0 ms" in line and
-               line.endswith("(the backlog's p99: 11.2 ms)") for line in tl), tl
+               line.endswith("(the backlog's p99: 11.2 ms; timer lateness p95 5.2 ms)")
+               for line in tl), tl
+    # beside the kernel's CoDel on the same workload, its worst run's p99
+    kc = dict(_run("kcodel", 1, 16.0, 17.0, 0.99))
+    kc["queue_delay_ms"] = dict(kc["queue_delay_ms"], p99=18.0)
+    tl = report.targets([a] + report.aggregate([kc]))
+    assert any("p99 queueing delay 16.0 ms" in line and
+               line.endswith("kernel CoDel's worst p99 18.0 ms)") for line in tl), tl
 
 def test_no_valid_run_averages_all_and_says_so():
     """Expected result: when every repeat is invalid the means are over all
