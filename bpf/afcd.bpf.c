@@ -20,6 +20,9 @@
  *   5. admitted packets get skb->tstamp = max(t_dep, the departure time
  *      the sender set on the monotonic clock) (sch_fq holds them until
  *      then) and, when the law says so, CE instead of a drop.
+ * On an interface whose config is the qdisc backend's (AFCD_F_QDISC) the
+ * qdisc decides; here, before it, only the CE marks it owes are set
+ * (afcd_deferred_mark()).
  *
  * Attach by hand:
  *   tc qdisc add dev DEV clsact
@@ -109,6 +112,45 @@ AFCD_INLINE int afcd_set_ce(struct __sk_buff *skb, __u32 l3_off, __u8 family)
 	return bpf_skb_store_bytes(skb, l3_off + 1, &b[1], 1, 0) == 0;
 }
 
+/* Pull the first AFCD_PULL_LEN bytes into the linear area when the
+ * headers may lie beyond it (bounded: once), then parse. */
+AFCD_INLINE int afcd_pull_parse(struct __sk_buff *skb, __u32 skb_len, struct afcd_pkt *pkt)
+{
+	__u32 lin = afcd_ctx_u32(skb, offsetof(struct __sk_buff, data_end)) -
+		    afcd_ctx_u32(skb, offsetof(struct __sk_buff, data));
+
+	if (lin < AFCD_PULL_LEN && skb_len > lin)
+		bpf_skb_pull_data(skb, skb_len < AFCD_PULL_LEN ? skb_len : AFCD_PULL_LEN);
+	return afcd_parse_skb(skb, pkt);
+}
+
+/* The qdisc backend's marks (afcd_decide.h, Deferred CE marks): an ECT
+ * packet of a flow that owes one gets CE here, before the qdisc, since
+ * the qdisc cannot write it. The flow is looked up, never created or
+ * sampled (the qdisc does that at enqueue): its own entry, or, without
+ * one (a new flow, or one the qdisc put in the overflow aggregate), the
+ * overflow aggregate's. Nothing to do without ecn on or ce_threshold. */
+AFCD_INLINE void afcd_deferred_mark(struct __sk_buff *skb, const struct afcd_config *cfg,
+				    struct afcd_queue *q, __u32 ifindex, __u32 skb_len)
+{
+	struct afcd_flow *f;
+	struct afcd_pkt pkt;
+	__u64 id;
+
+	if (!(cfg->flags & AFCD_F_ECN) && !cfg->ce_threshold_ns)
+		return;
+	if (afcd_pull_parse(skb, skb_len, &pkt) != AFCD_P_IP || (pkt.ecn != 1 && pkt.ecn != 2))
+		return;
+	pkt.key.ifindex = ifindex;
+	afcd_isolate_key(cfg->flags, &pkt.key);
+	id = afcd_flow_id(&pkt.key, q->flow_id_key);
+	f = bpf_map_lookup_elem(&afcd_flows, &id);
+	if (!f || !afcd_flow_key_eq(&f->key, &pkt.key))
+		f = &q->agg[AFCD_AGG_OVERFLOW];
+	if (afcd_ce_take(&f->ce_owed) && afcd_set_ce(skb, pkt.l3_off, pkt.family))
+		__sync_fetch_and_add(&q->astats[AFCD_A_DEFERRED_MARK], 1);
+}
+
 SEC("tc")
 int afcd_egress(struct __sk_buff *skb)
 {
@@ -120,20 +162,25 @@ int afcd_egress(struct __sk_buff *skb)
 	__u32 ifindex = afcd_ctx_u32(skb, offsetof(struct __sk_buff, ifindex));
 	__u32 skb_len = afcd_ctx_u32(skb, offsetof(struct __sk_buff, len));
 	__u32 wire_len = afcd_ctx_u32(skb, offsetof(struct __sk_buff, wire_len));
-	__u32 verdict, slot, lin;
+	__u32 verdict, slot;
 	__u64 t_dep = 0, sender_ts = 0;
 	__u8 ce_thr_mark = 0;
 	int st;
 
 	cfg = afcd_cfg_of(ifindex, &slot);
-	if (!cfg || cfg->abi != AFCD_ABI_VERSION || !cfg->rate_bps ||
-	    (cfg->flags & AFCD_F_QDISC) || cfg->algo >= AFCD_ALGO__MAX) {
+	if (!cfg || cfg->abi != AFCD_ABI_VERSION || cfg->algo >= AFCD_ALGO__MAX ||
+	    (!cfg->rate_bps && !(cfg->flags & AFCD_F_QDISC))) {
 		afcd_gstat_inc(AFCD_G_UNCONFIGURED);
 		return TC_ACT_OK;
 	}
 	q = bpf_map_lookup_elem(&afcd_queue, &slot);
 	if (!q || q->ifindex != ifindex) {
 		afcd_gstat_inc(AFCD_G_BAD_SLOT);
+		return TC_ACT_OK;
+	}
+	/* the qdisc backend decides in the qdisc: here only its owed marks */
+	if (cfg->flags & AFCD_F_QDISC) {
+		afcd_deferred_mark(skb, cfg, q, ifindex, skb_len);
 		return TC_ACT_OK;
 	}
 
@@ -147,12 +194,7 @@ int afcd_egress(struct __sk_buff *skb)
 	if (sender_ts > in.now_ns + AFCD_SENDER_AHEAD_NS)
 		sender_ts = 0;
 
-	/* Headers beyond the linear area: pull once (bounded), then parse. */
-	lin = afcd_ctx_u32(skb, offsetof(struct __sk_buff, data_end)) -
-	      afcd_ctx_u32(skb, offsetof(struct __sk_buff, data));
-	if (lin < AFCD_PULL_LEN && skb_len > lin)
-		bpf_skb_pull_data(skb, skb_len < AFCD_PULL_LEN ? skb_len : AFCD_PULL_LEN);
-	st = afcd_parse_skb(skb, &pkt);
+	st = afcd_pull_parse(skb, skb_len, &pkt);
 
 	f = afcd_flow_of(cfg, q, slot, ifindex, st, &pkt, &in);
 	if (f)

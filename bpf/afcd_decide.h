@@ -498,6 +498,67 @@ AFCD_INLINE int afcd_below_share(const struct afcd_in *in)
 	       in->target_i_ns == AFCD_TARGET_INF;
 }
 
+/* The buffer's high-water mark (ecn on): 1 when an ECN-capable packet
+ * that would wait sojourn_ns, more than half the horizon, is to be marked
+ * whatever the law says, so that its sender slows before the horizon
+ * drops it (RFC 7567 sec. 4.2: mark rather than drop while that can still
+ * help; a flow below its share has no law, and in slow start nothing else
+ * signals it). A flow below its share (afcd_below_share(), *below = 1)
+ * did not build that queue: it gets one such mark an interval
+ * (afcd_police_signal_due()), which ends a slow start, where a mark at
+ * every packet cut its window every round trip and handed the link to
+ * whoever built the queue. f: the flow's state or NULL. */
+AFCD_INLINE int afcd_high_water(const struct afcd_in *in, const struct afcd_flow *f,
+				__u64 sojourn_ns, __u8 *below)
+{
+	*below = 0;
+	if (!in->ecn_on || !in->ect || sojourn_ns <= in->horizon_ns / 2)
+		return 0;
+	*below = f && afcd_below_share(in);
+	return !*below || afcd_police_signal_due(f->police_signal_ns, in->now_ns, in->interval_ns);
+}
+
+/* ---- Deferred CE marks (the qdisc backend) -------------------------------
+ * A BPF qdisc cannot write a packet (net/sched/bpf_qdisc.c lets it write
+ * skb->tstamp and the cb's data only), so a CE mark its drop law,
+ * policer, high-water mark or ce_threshold decides is owed by the flow
+ * (afcd_flow.ce_owed) and set by afcd_egress, which runs before the qdisc
+ * on the same interface, on the flow's next ECT packet: the signal
+ * reaches the sender one sojourn later than a mark on the packet judged
+ * (PIE marks at enqueue too, RFC 8033 sec. 5.1). A flow that owes
+ * AFCD_CE_OWED_MAX marks, which nothing takes (afcd_egress is not
+ * attached, or the flow sends no more ECT packets), is dropped instead:
+ * the law never loses its hold on an ECN-capable flow. */
+#define AFCD_CE_OWED_MAX 4u
+
+/* Owe one mark on *owed: 1, or 0 when AFCD_CE_OWED_MAX are owed already
+ * (the caller drops). Instances under mq and the classifier run on other
+ * CPUs: the add is atomic, and concurrent owes may pass the bound by one
+ * each. */
+AFCD_INLINE int afcd_ce_owe(__u32 *owed)
+{
+	if (AFCD_READ_ONCE(*owed) >= AFCD_CE_OWED_MAX)
+		return 0;
+	AFCD_ATOMIC_ADD(owed, 1);
+	return 1;
+}
+
+/* Take one owed mark from *owed: 1, or 0 when none is owed (or other
+ * CPUs took them first: four tries of compare-and-swap). */
+AFCD_INLINE int afcd_ce_take(__u32 *owed)
+{
+	__u32 v = AFCD_READ_ONCE(*owed), seen;
+	int i;
+
+	for (i = 0; i < 4 && v; i++) {
+		seen = __sync_val_compare_and_swap(owed, v, v - 1);
+		if (seen == v)
+			return 1;
+		v = seen;
+	}
+	return 0;
+}
+
 /* What marked a packet, for afcd_account(): a mark by ce_threshold (on a
  * passed packet), and whether a MARK verdict is the policer's or the
  * high-water mark's rather than the drop law's. */
@@ -591,23 +652,9 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 		if (afcd_law(q, f, in, &e, afcd_tx_ns(maxpacket, in->rate_bps)))
 			verdict = (in->ecn_on && in->ect) ? AFCD_V_MARK : AFCD_V_DROP_AQM;
 	}
-	/* the buffer's high-water mark (ecn on): an ECN-capable packet that
-	 * would wait more than half the horizon is marked whatever the law
-	 * says, so that its sender slows before the horizon drops it (RFC
-	 * 7567 sec. 4.2: mark rather than drop while that can still help;
-	 * a flow below its share has no law, and in slow start nothing else
-	 * signals it). A flow below its share (afcd_below_share()) did not
-	 * build that queue: it gets one such mark an interval
-	 * (afcd_police_signal_due()), which ends a slow start, where a mark
-	 * at every packet cut its window every round trip and handed the
-	 * link to whoever built the queue */
-	if (verdict == AFCD_V_PASS && in->ecn_on && in->ect && e.sojourn_ns > in->horizon_ns / 2) {
-		below = f && afcd_below_share(in);
-		if (!below || afcd_police_signal_due(f->police_signal_ns, in->now_ns,
-						     in->interval_ns)) {
-			verdict = AFCD_V_MARK;
-			hmark = 1;
-		}
+	if (verdict == AFCD_V_PASS && afcd_high_water(in, f, e.sojourn_ns, &below)) {
+		verdict = AFCD_V_MARK;
+		hmark = 1;
 	}
 	if (verdict == AFCD_V_PASS && in->ce_threshold_ns && in->ect &&
 	    e.sojourn_ns > in->ce_threshold_ns)

@@ -28,8 +28,11 @@
  *            the dequeue gaps while backlogged (afcd_queue.link_bps, the
  *            sum over the interface's instances: the leaves of mq).
  * A BPF qdisc cannot write the packet (only skb->tstamp and the cb's
- * data), so it never CE-marks: ECN-capable packets are dropped like the
- * others (docs/ALGORITHM.md, the two backends).
+ * data): a CE mark it decides on an ECT packet is owed by the packet's
+ * flow and set by afcd_egress, attached before it on the same interface,
+ * on the flow's next ECT packet (afcd_decide.h, Deferred CE marks); a
+ * flow that owes AFCD_CE_OWED_MAX is dropped instead (docs/ALGORITHM.md,
+ * the two backends).
  *
  * `afcd attach DEV --backend qdisc rate R` registers it over the maps
  * pinned at AFCD_PIN_DIR (its link pinned at AFCD_QDISC_OPS_PIN), writes
@@ -236,13 +239,13 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	struct afcd_in in = {};
 	struct afcd_pkt pkt = {};
 	struct afcd_edt e = {};
+	__u8 marks = 0, below = 0;
 
 	cfg = afcd_qdisc_cfg(&k, &slot, &q);
 	if (!fq)
 		goto drop;
 	if (cfg) {
 		afcd_in_init(cfg, now, len, &in);
-		in.ecn_on = 0;          /* the packet cannot be marked here: the policer drops */
 		f = afcd_flow_of(cfg, q, slot, k.ifindex, afcd_qdisc_parse(skb, &pkt), &pkt, &in);
 		if (f)
 			afcd_judge_inputs(cfg, q, slot, f, &in);
@@ -254,9 +257,26 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 				   fq->busy_ns >= AFCD_QDISC_RATE_TAU_NS ? fq->link_bps : 0,
 				   fq->sojourn_ns, cfg->horizon_ns, &e);
 		verdict = afcd_admit(q, f, &in, &e, &vt_seen, &vt_next);
+		if (verdict == AFCD_V_MARK) {
+			marks = AFCD_MARK_POLICE;
+			verdict = AFCD_V_PASS;
+		} else if (verdict == AFCD_V_PASS && afcd_high_water(&in, f, e.sojourn_ns, &below)) {
+			marks = AFCD_MARK_HIGH;
+		}
 	}
 	if (verdict == AFCD_V_PASS && sch->q.qlen >= sch->limit)
 		verdict = AFCD_V_DROP_OVERLIMIT;
+	/* the policer's mark and the high-water mark, owed by the flow
+	 * (afcd_decide.h, Deferred CE marks): the policer drops when no more
+	 * can be owed, the high-water mark leaves the packet to the law */
+	if (verdict == AFCD_V_PASS && marks && (!f || !afcd_ce_owe(&f->ce_owed))) {
+		if (marks == AFCD_MARK_POLICE) {
+			verdict = AFCD_V_DROP_POLICE;
+			if (f && !in.mouse)
+				f->police_signal_ns = now;
+		}
+		marks = 0;
+	}
 	if (verdict != AFCD_V_PASS)
 		goto drop;
 	n = bpf_obj_new(struct afcd_qnode);
@@ -272,6 +292,17 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		afcd_police_commit(q, f, &in, vt_seen, vt_next);
 		if (len > q->maxpacket_bytes)
 			q->maxpacket_bytes = len;
+		if (marks) {
+			/* counted as decided; the packet itself is counted
+			 * passed when it leaves */
+			AFCD_ATOMIC_ADD(&q->stats[marks == AFCD_MARK_POLICE ? AFCD_S_POLICE_MARK :
+						  AFCD_S_HIGH_MARK], 1);
+			if (f) {
+				f->marks++;
+				if ((marks == AFCD_MARK_POLICE && !in.mouse) || below)
+					f->police_signal_ns = now;
+			}
+		}
 	}
 	if (f) {
 		/* the flow has had nothing queued for an interval (its last
@@ -346,19 +377,30 @@ AFCD_INLINE struct afcd_flow *afcd_qdisc_flow(struct afcd_queue *q, const struct
 	return &q->agg[ai];
 }
 
-/* The drop law on a dequeued packet and its counters: AFCD_V_DROP_AQM or
- * AFCD_V_PASS. A global function, verified once on its own rather than
- * in each pass of the dequeue loop. */
+/* The drop law on a dequeued packet and its counters: AFCD_V_DROP_AQM,
+ * AFCD_V_MARK (ecn on, an ECT packet: the mark owed by its flow, the
+ * packet sent) or AFCD_V_PASS (with ce_threshold's mark owed when its
+ * sojourn is above it). A global function, verified once on its own
+ * rather than in each pass of the dequeue loop. */
 __attribute__((noinline)) __u32 afcd_qdisc_judge(struct afcd_queue *q, struct afcd_flow *f,
 						 struct afcd_in *in, struct afcd_edt *e)
 {
+	__u8 marks = 0;
+
 	if (!q || !in || !e)
 		return AFCD_V_PASS;
 	if (in->aqm && f && afcd_law(q, f, in, e, q->maxpacket_bytes)) {
+		if (in->ecn_on && in->ect && afcd_ce_owe(&f->ce_owed)) {
+			afcd_account(q, f, in, e, AFCD_V_MARK, 0);
+			return AFCD_V_MARK;
+		}
 		afcd_account(q, f, in, e, AFCD_V_DROP_AQM, 0);
 		return AFCD_V_DROP_AQM;
 	}
-	afcd_account(q, f, in, e, AFCD_V_PASS, 0);
+	if (f && in->ce_threshold_ns && in->ect && e->sojourn_ns > in->ce_threshold_ns &&
+	    afcd_ce_owe(&f->ce_owed))
+		marks = AFCD_MARK_CE_THRESHOLD;
+	afcd_account(q, f, in, e, AFCD_V_PASS, marks);
 	return AFCD_V_PASS;
 }
 
@@ -420,7 +462,7 @@ struct sk_buff *BPF_PROG(afcd_qdisc_dequeue, struct Qdisc *sch)
 			afcd_judge_inputs(cfg, q, slot, f, &in);
 		afcd_qdisc_departure(now, nd.enq_ns, sch->qstats.backlog, &e);
 		fq->sojourn_ns = e.sojourn_ns;
-		if (afcd_qdisc_judge(q, f, &in, &e) != AFCD_V_PASS) {
+		if (afcd_qdisc_judge(q, f, &in, &e) == AFCD_V_DROP_AQM) {
 			bpf_kfree_skb(skb);
 			sch->qstats.drops++;
 			continue;

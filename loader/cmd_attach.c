@@ -3,9 +3,9 @@
  * afcd attach DEV rate R [param value]... [options]: check everything
  * that can be checked without changing anything, load (or adopt) the
  * program and its pins, write the config, attach to the egress hook
- * (tcx where it can, clsact otherwise; --attach) or, with --backend
+ * (tcx where it can, clsact otherwise; --attach) and, with --backend
  * qdisc, register the qdisc afcd (qdisc_ops.h) and make it the root
- * qdisc, then
+ * qdisc (afcd_egress then only sets the CE marks the qdisc owes), then
  * run the refresh loop (scan.h) in the foreground until a signal,
  * --duration, or the interface is taken over or detached. On exit it
  * removes what it put there, unless --keep. See cmds.h.
@@ -44,8 +44,9 @@ const struct opt_def attach_opts[] = {
 	  "qdisc: the BPF qdisc afcd as the root qdisc, the drop law at dequeue on the true "
 	  "sojourn (Linux >= 6.16 with CONFIG_NET_SCH_BPF)", backend_names },
 	{ "attach", 0, OPT_CHOICE, ROFF(hook), "HOOK",
-	  "where to attach afcd_egress: tcx (Linux >= 6.6, a libbpf >= 1.3 build), clsact, "
-	  "or auto (tcx where it can, default)", hook_names },
+	  "where to attach afcd_egress (--backend qdisc: the CE marks the qdisc owes): tcx "
+	  "(Linux >= 6.6, a libbpf >= 1.3 build), clsact, or auto (tcx where it can, "
+	  "default)", hook_names },
 	{ "install-fq", 0, OPT_FLAG, ROFF(install_fq), NULL,
 	  "install a root fq sized for the program if missing (--backend qdisc installs "
 	  "its own root qdisc: nothing to add)" },
@@ -152,9 +153,9 @@ static int attach_check(struct attach *a, int argc, char **argv)
 
 		/* --install-fq is the systemd unit's default: the qdisc
 		 * backend installs its own root qdisc, so it adds nothing */
-		if (a->ro.hook != HOOK_AUTO || a->ro.skip_fq_check) {
-			pr_warn("--attach and --skip-fq-check are for --backend edt: the qdisc "
-				"backend is the root qdisc itself");
+		if (a->ro.skip_fq_check) {
+			pr_warn("--skip-fq-check is for --backend edt: the qdisc backend is the "
+				"root qdisc itself");
 			return 1;
 		}
 		if (!qdisc_ops_available(why, sizeof(why))) {
@@ -162,7 +163,6 @@ static int attach_check(struct attach *a, int argc, char **argv)
 			return 1;
 		}
 		a->fp.c.flags |= AFCD_F_QDISC;
-		return 0;
 	}
 	if (a->ro.hook != HOOK_CLSACT) {
 		char why[192];
@@ -177,6 +177,8 @@ static int attach_check(struct attach *a, int argc, char **argv)
 			pr_debug("--attach auto: clsact, since %s", why);
 		}
 	}
+	if (a->ro.backend == BACKEND_QDISC)
+		return 0;
 	if (a->ro.skip_fq_check) {
 		pr_info("--skip-fq-check: not checking for sch_fq; departure times are "
 			"stamped but only enforced if fq is the root qdisc");
@@ -196,6 +198,7 @@ static int attach_load(struct attach *a)
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = AFCD_PIN_DIR);
 	char err[256];
 	int lock, werr, prog_fd;
+	bool attached;
 
 	if (a->ro.prom_port) {
 		a->mctx = (struct prom_ctx){ .dev = a->dev, .p = &a->p, .ifindex = a->ifindex };
@@ -215,19 +218,15 @@ static int attach_load(struct attach *a)
 	lock = pins_lock();
 	if (lock < 0)
 		return 1;
-	if (a->ro.backend == BACKEND_QDISC) {
-		/* the kind registered once per machine; an afcd root qdisc
-		 * already there (a loader killed, or --keep) is adopted */
-		if (qdisc_ops_ensure())
-			goto fail_locked;
-		pins_chmod();
-		if (pins_open(&a->p, false))
-			goto fail_locked;
-		a->adopted = afcd_qdisc_is_root(a->ifindex);
-	} else if ((tc_find_afcd_filter(a->ifindex, NULL) || tcx_find_afcd(a->ifindex)) &&
-		   !pins_open(&a->p, true)) {
+	attached = tc_find_afcd_filter(a->ifindex, NULL) || tcx_find_afcd(a->ifindex);
+	/* the qdisc kind is registered once per machine; an afcd root qdisc
+	 * already there (a loader killed, or --keep) is adopted */
+	if (a->ro.backend == BACKEND_QDISC && qdisc_ops_ensure())
+		goto fail_locked;
+	if (attached && !pins_open(&a->p, true)) {
 		a->adopted = true;
 	} else {
+		attached = false;
 		a->skel = afcd_bpf__open_opts(&oo);
 		if (!a->skel) {
 			pr_warn("cannot open the BPF object: %s", strerror(errno));
@@ -242,6 +241,8 @@ static int attach_load(struct attach *a)
 		if (pins_open(&a->p, false))
 			goto fail_locked;
 	}
+	if (a->ro.backend == BACKEND_QDISC)
+		a->adopted = afcd_qdisc_is_root(a->ifindex);
 	a->pins_open = true;
 	a->fp.c.flags |= a->fq_installed ? AFCD_F_FQ_INSTALLED : 0;
 	if (a->adopted) {
@@ -255,19 +256,19 @@ static int attach_load(struct attach *a)
 	if (werr)
 		return 1;
 	a->configured = true;
-	if (a->ro.backend == BACKEND_QDISC) {
-		/* after the config: its first packet is judged */
-		/* work-conserving (no rate): one FIFO per transmit queue under
-		 * mq; paced at a rate: one FIFO and one clock for the device */
-		if (!a->adopted && afcd_qdisc_install(a->ifindex, a->dev, !a->fp.c.rate_bps,
-						      &a->mq_leaves))
-			return 1;
-	} else if (!a->adopted) {
+	/* after the config: its first packet is judged (backend qdisc: the
+	 * marks the qdisc owes set from its first packet) */
+	if (!attached) {
 		prog_fd = bpf_program__fd(a->skel->progs.afcd_egress);
 		if (a->ro.hook == HOOK_TCX ? tcx_attach(a->ifindex, a->dev, prog_fd) :
 		    tc_attach(a->ifindex, a->dev, prog_fd))
 			return 1;
 	}
+	/* work-conserving (no rate): one FIFO per transmit queue under mq;
+	 * paced at a rate: one FIFO and one clock for the device */
+	if (a->ro.backend == BACKEND_QDISC && !a->adopted &&
+	    afcd_qdisc_install(a->ifindex, a->dev, !a->fp.c.rate_bps, &a->mq_leaves))
+		return 1;
 	if (bpf_map_lookup_elem(a->p.est, &a->fp.c.slot, &a->ls.e))
 		memset(&a->ls.e, 0, sizeof(a->ls.e));
 	a->busy0_ns = a->ls.e.busy_ns;
@@ -328,8 +329,9 @@ static int attach_run(struct attach *a)
 		snprintf(where, sizeof(where), "the qdisc afcd on %s's %d queues (under mq) at "
 			 "the link's own rate", a->dev, a->mq_leaves);
 	else if (a->ro.backend == BACKEND_QDISC)
-		snprintf(where, sizeof(where), "the qdisc afcd as %s's root qdisc%s", a->dev,
-			 a->fp.c.rate_bps ? "" : " at the link's own rate");
+		snprintf(where, sizeof(where), "the qdisc afcd as %s's root qdisc%s, its marks "
+			 "by afcd_egress on %s", a->dev,
+			 a->fp.c.rate_bps ? "" : " at the link's own rate", hook_name(a->ifindex));
 	else
 		snprintf(where, sizeof(where), "afcd_egress on %s's %s egress", a->dev,
 			 hook_name(a->ifindex));

@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 15u
+#define AFCD_ABI_VERSION 16u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -337,7 +337,11 @@ enum afcd_cfg_flags {
 	FN(FLOW_COLLIDE, "flow_collide", "flow_id_collisions_total", "",                 \
 	   "Packets whose 64-bit flow id was held by another flow's entry: they went to " \
 	   "the overflow aggregate (expected ~0: the id is SipHash-1-3 under a per-slot " \
-	   "secret key).")
+	   "secret key).")                                                               \
+	FN(DEFERRED_MARK, "deferred_mark", "deferred_marks_total", "",                   \
+	   "Backend qdisc: CE marks set by afcd_egress, before the qdisc, on a flow's "   \
+	   "next ECT packet for a mark the qdisc decided on a packet it cannot write "   \
+	   "(also counted, when decided, in ecn_marks_total).")
 
 /* Global per-CPU counters, map afcd_global (index = enum value), not per
  * interface (no Prometheus family: they carry no dev). */
@@ -667,8 +671,14 @@ struct afcd_flow {
 				  * dropped (0: none): in the band past its lead it
 				  * signals a flow at most once an interval
 				  * (afcd_police_signal_due()) */
+	__u32 ce_owed;         /* qdisc backend: CE marks its drop law, policer or
+				  * ce_threshold decided on packets it could not write,
+				  * which afcd_egress sets on the flow's next ECT packets
+				  * (0..AFCD_CE_OWED_MAX; atomic: the qdisc adds, the
+				  * classifier takes, afcd_decide.h) */
+	__u32 pad1;
 };
-_Static_assert(sizeof(struct afcd_flow) == 168, "afcd_flow ABI");
+_Static_assert(sizeof(struct afcd_flow) == 176, "afcd_flow ABI");
 
 /* ---- Queue: map afcd_queue ---------------------------------------------
  * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_queue. The

@@ -390,8 +390,10 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
     res["map_memlock_bytes"] = memory
     res.update(measured)
     res["overlimit_share_after_warmup"] = _overlimit_share(series, warmup_s, duration_s)
-    res["cost_after_warmup"] = _cost_of_fairness(
-        series, warmup_s, duration_s, virtual=(afcd_stats or {}).get("hook") != "qdisc")
+    # the qdisc backend's hook is "qdisc", or "qdisc+tcx" with its marker
+    qdisc_backend = ((afcd_stats or {}).get("hook") or "").startswith("qdisc")
+    res["cost_after_warmup"] = _cost_of_fairness(series, warmup_s, duration_s,
+                                                 virtual=not qdisc_backend)
     res["valid"], res["invalid_reasons"] = validity.judge(res)
     res["repeat"] = repeat
     res["wall_s"] = round(time.time() - t_start, 1)

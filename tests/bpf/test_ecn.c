@@ -204,11 +204,87 @@ static void test_ecn_high_water_below_share(void)
 	unload();
 }
 
+/* The qdisc backend's deferred marks (afcd_decide.h): on an interface
+ * whose config is the qdisc's, afcd_egress decides nothing and sets CE on
+ * the next ECT packets of a flow that owes marks, one each, and on no
+ * other packet; a flow without an entry pays its aggregate's; it creates
+ * no state and stamps no departure time. */
+static void put_owed(const struct pkt_spec *s, __u32 owed)
+{
+	struct afcd_flow f = { .key = key_of(s, 1), .ce_owed = owed };
+	__u64 id = flow_id_of(s, 1);
+
+	CHECK(!bpf_map__update_elem(skel->maps.afcd_flows, &id, sizeof(id), &f, sizeof(f),
+				    BPF_ANY), "flow");
+}
+
+static void test_ecn_qdisc_deferred_marks(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct pkt_spec e = pkt_tcp4(1000, 1514), n = pkt_tcp4(1000, 1514),
+			x = pkt_tcp4(2000, 1514);
+	struct afcd_queue q;
+	struct afcd_flow f;
+	__u32 slot = 0;
+	struct out o;
+	int i;
+
+	SETUP();
+	c.flags |= AFCD_F_QDISC | AFCD_F_ECN;
+	set_cfg(1, &c);
+	set_now(1000 * MS);
+	e.ecn = 2;
+	x.ecn = 1;
+	put_owed(&e, 2);
+	CHECK_EQ(run(&n, &o), TC_ACT_OK);       /* Not-ECT of the same flow: untouched */
+	CHECK_EQ(o.data[15] & 3, 0);
+	CHECK_EQ(o.tstamp, 0);
+	for (i = 0; i < 3; i++) {               /* two owed: two marks, then none */
+		CHECK_EQ(run(&e, &o), TC_ACT_OK);
+		CHECK_EQ(o.data[15] & 3, i < 2 ? 3 : 2);
+		CHECK_EQ(pkt_csum16(o.data + 14, 20), 0);
+		CHECK_EQ(o.tstamp, 0);
+	}
+	get_flow(&e, 1, &f);
+	CHECK_EQ(f.ce_owed, 0);
+	CHECK_EQ(f.marks, 0);                   /* counted by the qdisc, when decided */
+	/* a flow without an entry pays the overflow aggregate's */
+	q = get_queue(1);
+	q.agg[AFCD_AGG_OVERFLOW].ce_owed = 1;
+	CHECK(!bpf_map__update_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), BPF_ANY),
+	      "queue");
+	CHECK_EQ(run(&x, &o), TC_ACT_OK);
+	CHECK_EQ(o.data[15] & 3, 3);
+	CHECK_EQ(run(&x, &o), TC_ACT_OK);
+	CHECK_EQ(o.data[15] & 3, 1);
+	CHECK_EQ(get_flow(&x, 1, &f), -ENOENT); /* looked up, never created */
+	q = get_queue(1);
+	CHECK_EQ(q.agg[AFCD_AGG_OVERFLOW].ce_owed, 0);
+	CHECK_EQ(q.astats[AFCD_A_DEFERRED_MARK], 3);
+	CHECK_EQ(q.astats[AFCD_A_SAMPLED], 0);
+	CHECK_EQ(q.stats[AFCD_S_PASSED], 0);
+	/* without ecn on or ce_threshold nothing is marked */
+	put_owed(&e, 1);
+	c.flags &= ~AFCD_F_ECN;
+	set_cfg(1, &c);
+	CHECK_EQ(run(&e, &o), TC_ACT_OK);
+	CHECK_EQ(o.data[15] & 3, 2);
+	get_flow(&e, 1, &f);
+	CHECK_EQ(f.ce_owed, 1);
+	c.ce_threshold_ns = 1 * MS;             /* ce_threshold's marks are owed too */
+	set_cfg(1, &c);
+	CHECK_EQ(run(&e, &o), TC_ACT_OK);
+	CHECK_EQ(o.data[15] & 3, 3);
+	CHECK_EQ(get_queue(1).astats[AFCD_A_DEFERRED_MARK], 4);
+	unload();
+}
+
 const struct test_case ecn_tests[] = {
 	TC(test_ecn_ce_threshold_ipv4),
 	TC(test_ecn_ce_ipv6),
 	TC(test_ecn_aqm_mark_instead_of_drop),
 	TC(test_ecn_high_water_mark),
 	TC(test_ecn_high_water_below_share),
+	TC(test_ecn_qdisc_deferred_marks),
 	{ NULL },
 };

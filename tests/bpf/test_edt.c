@@ -251,12 +251,14 @@ static void test_unconfigured_passthrough(void)
 	CHECK_EQ(o.tstamp, 0);
 	CHECK_EQ(gstat(AFCD_G_BAD_SLOT), 1);
 	CHECK_EQ(queues_in_use(), 0);
-	/* a config for the qdisc backend: the qdisc decides, this passes */
+	/* a config for the qdisc backend: the qdisc decides, this passes
+	 * (test_ecn_qdisc_deferred_marks: the marks it owes) */
 	c.flags |= AFCD_F_QDISC;
 	set_cfg(1, &c);
 	CHECK_EQ(run(&s, &o), TC_ACT_OK);
 	CHECK_EQ(o.tstamp, 0);
-	CHECK_EQ(gstat(AFCD_G_UNCONFIGURED), 4);
+	CHECK_EQ(gstat(AFCD_G_UNCONFIGURED), 3);
+	CHECK_EQ(get_queue(1).stats[AFCD_S_PASSED], 0);
 	/* claimed properly, the same packet is scheduled */
 	c.flags &= ~AFCD_F_QDISC;
 	set_cfg(1, &c);

@@ -258,20 +258,24 @@ def kernel_has_bpf_qdiscs():
     return "STRUCT 'bpf_struct_ops_Qdisc_ops'" in out
 
 
-@pytest.mark.parametrize("extra", [[], ["--skip-fq-check"], ["--attach", "tcx"]])
-def test_qdisc_backend_refused_where_it_cannot_run(pair, extra):
+@pytest.mark.parametrize("extra,err", [
+    ([], "no BPF qdiscs"),
+    (["--attach", "tcx"], "no BPF qdiscs"),     # the hook of its marks: accepted
+    (["--skip-fq-check"], "is for --backend edt"),
+])
+def test_qdisc_backend_refused_where_it_cannot_run(pair, extra, err):
     """Expected result: `--backend qdisc` on a kernel without BPF qdiscs
     (the hosts: CONFIG_NET_SCH_BPF off), or with an option of the EDT
-    backend, is one line of error and changes nothing: no qdisc, no
+    backend only, is one line of error and changes nothing: no qdisc, no
     program, no pins."""
-    if not extra and kernel_has_bpf_qdiscs():
+    if err == "no BPF qdiscs" and kernel_has_bpf_qdiscs():
         pytest.skip("this kernel has BPF qdiscs (the VM test covers it)")
     a, _ = pair
     before = (tc_state(a, "v0"), nslib.pins())
     r = afcd(a, "attach", "v0", "--backend", "qdisc", "rate", RATE, *extra, check=False)
     lines = [l for l in r.stderr.splitlines() if l.strip()]
     assert r.returncode == 1 and len(lines) == 1, r.stderr
-    assert ("no BPF qdiscs" if not extra else "for --backend edt") in lines[0], lines
+    assert err in lines[0], lines
     assert (tc_state(a, "v0"), nslib.pins()) == before
 
 

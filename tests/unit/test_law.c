@@ -1705,6 +1705,54 @@ static void test_qdisc_helpers(void)
 	CHECK_EQ(afcd_pace_next(0, 100, 600, 3000), 700);     /* never started: from now */
 }
 
+/* The qdisc backend's deferred marks: a flow owes at most
+ * AFCD_CE_OWED_MAX (the qdisc drops beyond), each taken once. */
+static void test_ce_owed(void)
+{
+	__u32 owed = 0;
+	unsigned int i;
+
+	for (i = 0; i < AFCD_CE_OWED_MAX; i++)
+		CHECK_EQ(afcd_ce_owe(&owed), 1);
+	CHECK_EQ(afcd_ce_owe(&owed), 0);        /* nothing takes them: drop */
+	CHECK_EQ(owed, AFCD_CE_OWED_MAX);
+	for (i = 0; i < AFCD_CE_OWED_MAX; i++)
+		CHECK_EQ(afcd_ce_take(&owed), 1);
+	CHECK_EQ(afcd_ce_take(&owed), 0);
+	CHECK_EQ(owed, 0);
+	CHECK_EQ(afcd_ce_owe(&owed), 1);        /* owed again once taken */
+}
+
+/* The high-water mark: only ECT packets under ecn on past half the
+ * horizon; a flow below its share once an interval. */
+#define MS 1000000ULL
+static void test_high_water(void)
+{
+	struct afcd_in in = { .ecn_on = 1, .ect = 1, .horizon_ns = 100 * MS,
+			      .interval_ns = 100 * MS, .now_ns = 1000 * MS, .aqm = 1,
+			      .traits = AFCD_T_FAIR, .law = AFCD_LAW_TARGET_I,
+			      .target_i_ns = 5 * MS };
+	struct afcd_flow f = {0};
+	__u8 below = 9;
+
+	CHECK_EQ(afcd_high_water(&in, &f, 50 * MS, &below), 0);   /* not past half */
+	CHECK_EQ(below, 0);
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, &below), 1);
+	CHECK_EQ(below, 0);
+	in.ect = 0;
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, &below), 0);
+	in.ect = 1;
+	in.ecn_on = 0;
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, &below), 0);
+	in.ecn_on = 1;
+	in.target_i_ns = AFCD_TARGET_INF;                           /* below its share */
+	f.police_signal_ns = 950 * MS;
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, &below), 0);
+	CHECK_EQ(below, 1);
+	f.police_signal_ns = 900 * MS;
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, &below), 1);
+}
+
 /* The GC's rule (the kernel's walk and the loader's use the same). */
 static void test_gc_idle(void)
 {
@@ -1989,6 +2037,8 @@ int main(int argc, char **argv)
 	TEST(test_decide_stages);
 	TEST(test_gc_idle);
 	TEST(test_qdisc_helpers);
+	TEST(test_ce_owed);
+	TEST(test_high_water);
 	TEST(test_isolate_key);
 	TEST(test_sampling_probability);
 	TEST(test_flow_rng);

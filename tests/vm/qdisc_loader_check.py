@@ -16,7 +16,9 @@ a rate on a device with two queues, the loader puts mq at the root and
 afcd on each queue; without a rate at the root of a NIC that pushes back
 (the wire, testbed/wire.py), it holds a CUBIC flow's share against a flood
 at the NIC's own rate and runs the NIC about as busy as fq_codel does in the
-same boot (wire_check.py).
+same boot (wire_check.py). Under ecn on, an ECN-capable CUBIC flow against
+the flood gets its marks from afcd_egress, set on its next packets, and
+the flood is still dropped.
 
 Writes OUT/qdisc_loader.json.  qdisc_loader_check.py OUT_DIR
 """
@@ -47,12 +49,29 @@ def struct_ops_names():
         return []
 
 
+def servers(d, ports):
+    """One-shot iperf3 servers in d with JSON output, one per port."""
+    srv = [subprocess.Popen(ns_cmd(d, ["iperf3", "-s", "-1", "-J", "-p", str(p)]),
+                            stdout=subprocess.PIPE, text=True) for p in ports]
+    time.sleep(0.5)
+    return srv
+
+
+def goodputs(srv, skip):
+    """The receiver-side goodput of each server's run, Mbit/s, the mean of
+    its 1 s intervals after the first skip."""
+    rates = []
+    for sv in srv:
+        r = json.loads(sv.communicate(timeout=60)[0])
+        iv = [x["sum"]["bits_per_second"] for x in r["intervals"]][skip:]
+        rates.append(sum(iv) / len(iv) / 1e6 if iv else 0.0)
+    return rates
+
+
 def load(s, d):
     """A CUBIC flow and a UDP flood from s to d for SECONDS, with pings
     through the same queue: goodputs (receiver side) and ping RTTs."""
-    srv = [subprocess.Popen(ns_cmd(d, ["iperf3", "-s", "-1", "-J", "-p", str(p)]),
-                            stdout=subprocess.PIPE, text=True) for p in (5301, 5302)]
-    time.sleep(0.5)
+    srv = servers(d, (5301, 5302))
     cli = [subprocess.Popen(ns_cmd(s, ["iperf3", "-c", "198.18.0.2", "-p", "5301", "-t",
                                        str(SECONDS), "-C", "cubic"]),
                             stdout=subprocess.DEVNULL),
@@ -66,11 +85,7 @@ def load(s, d):
     q1 = nslib.afcd_stats(s, "s0", flows=False, dt=0)["queue"]
     for c in cli:
         c.wait(timeout=SECONDS + 60)
-    rates = []
-    for sv in srv:
-        r = json.loads(sv.communicate(timeout=60)[0])
-        iv = [x["sum"]["bits_per_second"] for x in r["intervals"]][4:]
-        rates.append(sum(iv) / len(iv) / 1e6 if iv else 0.0)
+    rates = goodputs(srv, 4)
     return {"tcp_mbps": rates[0], "udp_mbps": rates[1],
             "ping_ms_p50": rtts[len(rtts) // 2] if rtts else None,
             "ping_ms_p90": rtts[len(rtts) * 9 // 10] if rtts else None,
@@ -140,6 +155,52 @@ def codel_schedule(s, d):
                                                                  b["count"]))}
 
 
+def ecn(s, d):
+    """ecn on: an ECN-capable CUBIC flow, alone for 4 s, then against the
+    UDP flood for 6 s. The qdisc cannot write a packet; the marks it
+    decides for the CUBIC flow (its law while it holds the link, the
+    high-water mark in its slow start) are set by afcd_egress on the
+    flow's next packets (deferred_mark), so the flow slows on marks, not
+    drops, while the flood is still dropped. Counters over each part."""
+    nslib.afcd(s, "set", "s0", "ecn", "on")
+    in_ns(s, ["sysctl", "-qw", "net.ipv4.tcp_ecn=1"])
+
+    def counters():
+        st = nslib.afcd_stats(s, "s0", dt=0)
+        fl = [f for f in st["flows"] if f["proto"] == 6 and f["dport"] == 5304]
+        c = {k: st["queue"][k] for k in ("ecn_mark", "police_mark", "high_mark",
+                                         "deferred_mark", "aqm_drop", "police_drop",
+                                         "overlimit_drop")}
+        c.update({"tcp_" + k: fl[0][k] if fl else 0 for k in ("drops", "marks")})
+        # CE as the receiver's IP layer saw it (IpExt InCEPkts, per namespace)
+        lines = [ln.split() for ln in in_ns(d, ["cat", "/proc/net/netstat"]).stdout.splitlines()
+                 if ln.startswith("IpExt:")]
+        c["received_ce"] = int(dict(zip(lines[0], lines[1])).get("InCEPkts", 0)) \
+            if len(lines) == 2 else -1
+        return c
+
+    srv = servers(d, (5304, 5305))
+    c0 = counters()
+    tcp = subprocess.Popen(ns_cmd(s, ["iperf3", "-c", "198.18.0.2", "-p", "5304", "-t", "10",
+                                      "-C", "cubic", "-J"]),
+                           stdout=subprocess.PIPE, text=True)
+    time.sleep(4)
+    c1 = counters()
+    udp = subprocess.Popen(ns_cmd(s, ["iperf3", "-c", "198.18.0.2", "-p", "5305", "-t", "6",
+                                      "-u", "-b", "%gM" % UDP_MBIT, "-l", "1400"]),
+                           stdout=subprocess.DEVNULL)
+    t = json.loads(tcp.communicate(timeout=70)[0])
+    udp.wait(timeout=70)
+    c2 = counters()
+    rates = goodputs(srv, 1)
+    in_ns(s, ["sysctl", "-qw", "net.ipv4.tcp_ecn=2"])
+    nslib.afcd(s, "set", "s0", "ecn", "off")
+    return {"alone": {k: c1[k] - c0[k] for k in c0},
+            "flood": {k: c2[k] - c1[k] for k in c0},
+            "tcp_mbps": rates[0], "udp_mbps": rates[1],
+            "tcp_retransmits": t["end"]["sum_sent"].get("retransmits")}
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -176,6 +237,7 @@ def main():
         res["load"]["qdisc"] = {k: q.get(k) for k in ("packets", "drops")}
 
         res["codel"] = codel_schedule(s, d)
+        res["ecn"] = ecn(s, d)
 
         # SIGKILL: the qdisc stays, and the next loader adopts it
         os.kill(p.pid, signal.SIGKILL)

@@ -309,6 +309,9 @@ def test_loader_qdisc_backend(tmp_path):
     a device with two transmit queues the loader puts mq at the root and
     afcd on both queues, and its exit removes them; the loader's
     exit removes the qdisc, the link's pin, the pins and the registration;
+    under ecn on, the CE marks the qdisc decides for an ECN-capable CUBIC
+    flow are set on its next packets by afcd_egress (the qdisc cannot
+    write a packet) and reach the receiver, while the flood is dropped;
     without a rate, as the root qdisc of a NIC that pushes back at 10
     Mbit/s (the wire), it holds the queue, keeps the NIC about as busy as
     fq_codel does on the same wire in the same boot (within 0.1 of its
@@ -318,7 +321,9 @@ def test_loader_qdisc_backend(tmp_path):
                   kernel=QDISC_KERNEL, wire=WIRE_MBIT)
     print(r)
     a = r["attached"]
-    assert a["kind"] == "afcd" and a["hook"] == "qdisc" and a["ops_pinned"], a
+    # the qdisc, and afcd_egress before it for the marks it owes (tcx:
+    # Linux >= 6.6)
+    assert a["kind"] == "afcd" and a["hook"] == "qdisc+tcx" and a["ops_pinned"], a
     assert "afcd" in a["struct_ops"], a
     # 300 echo requests (and at most a few ARP frames) sent and counted
     c = r["count"]
@@ -348,6 +353,21 @@ def test_loader_qdisc_backend(tmp_path):
                for p in cd["polls"][cd["episode"][0]:cd["episode"][1] + 1]), cd
     assert b["count"] - a["count"] >= 50, cd
     assert abs(cd["elapsed_s"] - cd["codel_s"]) <= 0.25 * cd["codel_s"], cd
+    # ecn on: the marks the qdisc decides for the ECN-capable CUBIC flow
+    # (an unsignalled CUBIC flow grows until its law, the policer or the
+    # high-water mark marks it) are set by afcd_egress on its next packets
+    # and reach the receiver as CE, never more than were decided; the
+    # flood is still dropped. Measured in two boots: 7 decided by the law
+    # and 7 set, 6 and 6 (+1 by the policer while alone); 4-6 drops of the
+    # flow (its retransmissions are not ECT), 5-9 retransmits
+    e = r["ecn"]
+    fl, both = e["flood"], {k: e["flood"][k] + e["alone"][k] for k in e["flood"]}
+    marked = both["ecn_mark"] + both["police_mark"] + both["high_mark"]
+    assert both["tcp_marks"] >= 1 and 1 <= both["deferred_mark"] <= marked, e
+    # the receiver counts CE per segment (a GSO packet marked once is
+    # several); a packet marked before the qdisc may still be dropped in it
+    assert both["received_ce"] >= 1, e
+    assert fl["police_drop"] > 0 and e["tcp_mbps"] >= 0.35 * fair, e
     k = r["killed"]
     assert k["kind"] == "afcd" and k["adopted"] and k["pings"] == 5, k
     t = r["by_tc"]
@@ -364,7 +384,7 @@ def test_loader_qdisc_backend(tmp_path):
     mq = r["mq"]
     assert mq["tree"] == [["afcd", mq["tree"][0][1]], ["afcd", mq["tree"][1][1]],
                           ["mq", "root"]], mq
-    assert mq["rate_bps"] == 0 and mq["hook"] == "qdisc" and mq["pings"] == 5, mq
+    assert mq["rate_bps"] == 0 and mq["hook"] == "qdisc+tcx" and mq["pings"] == 5, mq
     assert mq["passed"] >= 5 and mq["rc"] == 0 and mq["after"] != "mq", mq
     # without a rate, at the root of a NIC that pushes back (the wire): the
     # qdisc holds the queue (a FIFO of 1,000 packets there held a second),
@@ -375,7 +395,7 @@ def test_loader_qdisc_backend(tmp_path):
     w = r["wire"]
     idle = sorted(w["idle_ping_ms"])[len(w["idle_ping_ms"]) // 2]
     wa = w["afcd"]
-    assert wa["attached"] == {"hook": "qdisc", "rate_bps": 0}, wa
+    assert wa["attached"] == {"hook": "qdisc+tcx", "rate_bps": 0}, wa
     assert wa["afcd"]["sojourn_ms_mean"] >= 1.0, wa
     assert wa["pings"] >= 20 and wa["ping_ms_p50"] <= idle + 60, (idle, wa)
     # the wire's utilization against fq_codel's in the same boot: a busy
