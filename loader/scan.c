@@ -82,27 +82,29 @@ static bool watch_due(struct loop_state *ls, __u64 now)
 }
 
 /* Are the pins the loader's maps and afcd_egress attached (backend qdisc:
- * the root qdisc afcd)? true, or false
- * with ls->lost set (or not, when a detach removed the config too: the
- * caller's next look finds no config). */
+ * the root qdisc afcd too, afcd_egress setting the CE marks it owes)?
+ * true, or false with ls->lost set (or not, when a detach removed the
+ * config too: the caller's next look finds no config). */
 static bool watch(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now)
 {
 	struct afcd_config c;
-	bool qdisc;
+	bool qdisc, root = true, prog;
 
 	ls->last_check_ns = now;
 	if (pins_check(p, ls->lost, sizeof(ls->lost)))
 		return false;
 	qdisc = !cfg_lookup(p, ifindex, &c) && (c.flags & AFCD_F_QDISC);
-	if (qdisc ? !afcd_qdisc_is_root(ifindex) :
-	    !tcx_find_afcd(ifindex) && !tc_find_afcd_filter(ifindex, NULL)) {
+	if (qdisc)
+		root = afcd_qdisc_is_root(ifindex);
+	prog = tcx_find_afcd(ifindex) || tc_find_afcd_filter(ifindex, NULL);
+	if (!root || !prog) {
 		/* an `afcd detach` removes the program, then the config,
 		 * under the pins' lock: wait for it, and tell the two apart */
 		int lock = pins_lock(), gone = cfg_lookup(p, ifindex, &c);
 
 		pins_unlock(lock);
 		if (!gone)
-			snprintf(ls->lost, sizeof(ls->lost), "%s", qdisc ?
+			snprintf(ls->lost, sizeof(ls->lost), "%s", !root ?
 				 "the root qdisc is no longer afcd (replaced or deleted with tc?)" :
 				 "afcd_egress is no longer attached to its egress (a tc filter or "
 				 "tcx link removed by hand?)");

@@ -299,6 +299,23 @@ def main():
         res["mq"]["passed"] = nslib.afcd_stats(s, "s1", flows=False, dt=0)["queue"]["passed"]
         res["mq"]["rc"] = nslib.stop(p)
         res["mq"]["after"] = root_qdisc(s, "s1").get("kind")
+
+        # afcd_egress (its marks) removed by hand: the loader stops and
+        # removes the rest, as with the EDT program (systemd attaches anew)
+        p = nslib.start_loader(s, "s1", "--backend", "qdisc", "rate", "%gmbit" % RATE_MBIT,
+                               "--attach", "clsact", log=log + ".marks")
+        hook = nslib.afcd_stats(s, "s1", flows=False, dt=0)["hook"]
+        in_ns(s, ["tc", "filter", "del", "dev", "s1", "egress"])
+        try:
+            rc = p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            rc = None
+        nslib.stop(p)
+        with open(log + ".marks") as fh:
+            said = fh.read()
+        res["marks_removed"] = {"hook": hook, "rc": rc, "said": said[-300:],
+                                "after": root_qdisc(s, "s1").get("kind"),
+                                "pins": nslib.pins()}
     finally:
         nss.close()
     # without a rate, at the root of the wire's NIC, which pushes back

@@ -307,7 +307,8 @@ def test_loader_qdisc_backend(tmp_path):
     root afcd` works on another interface while registered, a plain FIFO
     there even with s0's ifindex in another namespace; without a rate on
     a device with two transmit queues the loader puts mq at the root and
-    afcd on both queues, and its exit removes them; the loader's
+    afcd on both queues, and its exit removes them; afcd_egress removed
+    by hand stops the loader, which removes the qdisc too; the loader's
     exit removes the qdisc, the link's pin, the pins and the registration;
     under ecn on, the CE marks the qdisc decides for an ECN-capable CUBIC
     flow are set on its next packets by afcd_egress (the qdisc cannot
@@ -386,6 +387,12 @@ def test_loader_qdisc_backend(tmp_path):
                           ["mq", "root"]], mq
     assert mq["rate_bps"] == 0 and mq["hook"] == "qdisc+tcx" and mq["pings"] == 5, mq
     assert mq["passed"] >= 5 and mq["rc"] == 0 and mq["after"] != "mq", mq
+    # its afcd_egress removed by hand (the marks it owes): the loader says
+    # so, exits non-zero and removes the qdisc and the pins
+    mr = r["marks_removed"]
+    assert mr["hook"] == "qdisc+clsact" and mr["rc"] not in (None, 0), mr
+    assert "no longer attached" in mr["said"], mr
+    assert mr["after"] != "afcd" and not mr["pins"], mr
     # without a rate, at the root of a NIC that pushes back (the wire): the
     # qdisc holds the queue (a FIFO of 1,000 packets there held a second),
     # the link runs as busy as under fq_codel, and CUBIC keeps most of its share of
