@@ -266,8 +266,8 @@ AFCD_INLINE void afcd_in_init(const struct afcd_config *c, __u64 now, __u32 len,
 /* Advance a shared EDT clock by tx_ns for an admitted packet and return
  * its departure time: afcd_clock_start(clock, now, burst_ns) + tx, as
  * afcd_edt_schedule() computed from the value `seen` before the decision
- * (burst_ns afcd_burst_share() of in->burst_ns there; 0 for a policer's clock, which has no
- * credit), but committed atomically so that packets admitted on other
+ * (burst_ns: afcd_burst_share() of in->burst_ns there; 0 for a policer's
+ * clock, which has no credit), but committed atomically so that packets admitted on other
  * CPUs in between are queued ahead of this one, never lost (an idle clock
  * is moved with one compare-and-swap; a busy one by a fetch-add, which
  * cannot fail). The departure may thus be later than the one the decision
@@ -568,6 +568,24 @@ enum afcd_mark_by {
 	AFCD_MARK_HIGH         = 1u << 2,   /* the high-water mark (afcd_decide()) */
 };
 
+/* The counters of a mark decided for flow f (NULL: none): mark, the
+ * packet's verdict is MARK (the law's, or the policer's or high-water
+ * mark's as marks says); marks: enum afcd_mark_by. The EDT backend counts
+ * a mark with its packet (afcd_account()); the qdisc backend counts one
+ * decided at enqueue there and the packet when it leaves. */
+AFCD_INLINE void afcd_count_marks(struct afcd_queue *q, struct afcd_flow *f, int mark,
+				  __u8 marks)
+{
+	if (mark)
+		AFCD_ATOMIC_ADD(&q->stats[(marks & AFCD_MARK_POLICE) ? AFCD_S_POLICE_MARK :
+					  (marks & AFCD_MARK_HIGH) ? AFCD_S_HIGH_MARK :
+					  AFCD_S_ECN_MARK], 1);
+	if (marks & AFCD_MARK_CE_THRESHOLD)
+		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_CE_THRESHOLD_MARK], 1);
+	if (f && (mark || (marks & AFCD_MARK_CE_THRESHOLD)))
+		f->marks++;
+}
+
 /* Stage 4, the counters of the queue and of the flow f (NULL: none) for
  * a packet sent (PASS, MARK: e its sojourn) or dropped; marks: enum
  * afcd_mark_by. */
@@ -582,17 +600,10 @@ AFCD_INLINE void afcd_account(struct afcd_queue *q, struct afcd_flow *f,
 		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_PASSED], 1);
 		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_PASSED_BYTES], in->len);
 		AFCD_ATOMIC_ADD(&q->sojourn_sum_ns, e->sojourn_ns);
-		if (verdict == AFCD_V_MARK)
-			AFCD_ATOMIC_ADD(&q->stats[(marks & AFCD_MARK_POLICE) ? AFCD_S_POLICE_MARK :
-						  (marks & AFCD_MARK_HIGH) ? AFCD_S_HIGH_MARK :
-						  AFCD_S_ECN_MARK], 1);
-		if (marks & AFCD_MARK_CE_THRESHOLD)
-			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_CE_THRESHOLD_MARK], 1);
+		afcd_count_marks(q, f, verdict == AFCD_V_MARK, marks);
 		if (f) {
 			f->bytes += in->len;
 			f->packets++;
-			if (verdict == AFCD_V_MARK || (marks & AFCD_MARK_CE_THRESHOLD))
-				f->marks++;
 		}
 	} else {
 		if (verdict == AFCD_V_DROP_POLICE)

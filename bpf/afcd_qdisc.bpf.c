@@ -295,13 +295,9 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		if (marks) {
 			/* counted as decided; the packet itself is counted
 			 * passed when it leaves */
-			AFCD_ATOMIC_ADD(&q->stats[marks == AFCD_MARK_POLICE ? AFCD_S_POLICE_MARK :
-						  AFCD_S_HIGH_MARK], 1);
-			if (f) {
-				f->marks++;
-				if ((marks == AFCD_MARK_POLICE && !in.mouse) || below)
-					f->police_signal_ns = now;
-			}
+			afcd_count_marks(q, f, 1, marks);
+			if (f && ((marks == AFCD_MARK_POLICE && !in.mouse) || below))
+				f->police_signal_ns = now;
 		}
 	}
 	if (f) {
