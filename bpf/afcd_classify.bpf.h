@@ -166,89 +166,168 @@ AFCD_INLINE void afcd_hist_move(struct afcd_sb_hist *h, __u32 c, __u32 c_new)
 	afcd_hist_add(h, c_new, 1);
 }
 
-/* Write one sample into the shadow buffer (AFD, Pan et al.; dissertation
- * Algorithm 1 enqueue): the slot's previous flow loses a sample, this
- * flow gains one; N (q->n_active) follows the 0 <-> 1 transitions and the
- * histogram of counts (afcd_sb_hist) every transition. The sample is f's
- * key (f->key: its own entry's, or its aggregate's), weight bytes of its
- * traffic. Returns 0, or 1 (nothing done) for a NULL q or f, an sb_size
- * out of 1..AFCD_SB_SIZE_MAX or a missing ring. A global function,
- * verified once on its own, with its own frame. */
-__attribute__((noinline)) int afcd_sb_sample(struct afcd_queue *q, __u32 slot, __u32 sb_size,
-					     struct afcd_flow *f, __u64 weight)
+/* k samples of entity key leave its count in the shadow buffer: its
+ * entry in afcd_sb_count (deleted at 0, N then one less), the histogram
+ * and the m_i of its state (its own entry, or its aggregate's), each in
+ * one step whatever k. */
+AFCD_INLINE void afcd_sb_evict(struct afcd_queue *q, struct afcd_sb_hist *h,
+			       struct afcd_flow_key *key, __u32 k)
 {
-	struct afcd_flow_key key;
-	struct afcd_flow_key old;
-	struct afcd_sb_ring *ring;
-	struct afcd_sb_hist *h;
-	struct afcd_flow *fo;
-	__u32 pos, one = 1, *cnt, c;
-	__u64 old_id;
-	long err;
+	struct afcd_flow *fo = 0;
+	__u32 *cnt, c, m;
+	__u64 id;
 
-	if (!q || !f || sb_size == 0 || sb_size > AFCD_SB_SIZE_MAX)
+	cnt = bpf_map_lookup_elem(&afcd_sb_count, key);
+	if (cnt) {
+		c = __sync_fetch_and_add(cnt, -k);
+		afcd_hist_move(h, c, c > k ? c - k : 0);
+		if (c <= k) {
+			bpf_map_delete_elem(&afcd_sb_count, key);
+			__sync_fetch_and_add(&q->n_active, -1);
+		}
+	}
+	if (key->agg) {
+		__u32 ai = key->agg - 1u;
+
+		/* the bound on the index itself, after the barrier: clang
+		 * would compute the address before a test of key->agg */
+		asm volatile("" : "+r"(ai));
+		if (ai < AFCD_AGG__MAX)
+			fo = &q->agg[ai];
+	} else {
+		id = afcd_flow_id(key, q->flow_id_key);
+		fo = bpf_map_lookup_elem(&afcd_flows, &id);
+	}
+	if (fo && afcd_flow_key_eq(&fo->key, key)) {
+		m = AFCD_READ_ONCE(fo->m_i);
+		if (m)
+			__sync_fetch_and_add(&fo->m_i, -(m < k ? m : k));
+	}
+}
+
+/* The walk of afcd_sb_sample() over the k slots it writes, in ring
+ * order: the slots' previous occupants leave in runs (consecutive slots of
+ * one entity, as an aggregate's samples lie), one afcd_sb_evict() per run,
+ * keyed by the run's last slot before it is overwritten. */
+struct afcd_sb_walk {
+	struct afcd_flow_key key;  /* the entity sampled */
+	__u32 slot;                /* the interface's slot (ring, histogram) */
+	__u32 pos;                 /* the next slot of the ring, < sb_size */
+	__u32 sb_size;
+	__u32 left;                /* slots left to write, the next one included */
+	__u32 run_n;               /* slots of the current run seen; 0: none */
+};
+
+/* One slot of the walk w on queue q: its occupant joins the current run;
+ * the run leaves when the next slot holds another entity or this is the
+ * walk's last slot; then the slot takes w->key. Returns 0, or 1 for a
+ * NULL argument or a missing ring. A global function, verified once on its
+ * own: the loop that calls it (bpf_loop()) then has no state of its own to
+ * verify, and its frame holds no key (the run is keyed by its ring slot). */
+__attribute__((noinline)) int afcd_sb_step(struct afcd_queue *q, struct afcd_sb_walk *w)
+{
+	struct afcd_flow_key *cur, *next;
+	struct afcd_sb_ring *ring;
+	__u32 pos, npos, slot;
+
+	if (!q || !w)
 		return 1;
-	/* on the stack: Linux 6.1 takes no map key from f's memory */
-	key = f->key;
+	slot = w->slot;
 	ring = bpf_map_lookup_elem(&afcd_sb_ring, &slot);
-	h = bpf_map_lookup_elem(&afcd_sb_hist, &slot);
 	if (!ring)
 		return 1;
-	pos = __sync_fetch_and_add(&q->sb_head, 1) % sb_size;
-	asm volatile("" : "+r"(pos)); /* keep the bound below visible to the verifier */
-	pos &= AFCD_SB_SIZE_MAX - 1;  /* no-op: pos < sb_size <= AFCD_SB_SIZE_MAX */
-	old = ring->slot[pos];
-	ring->slot[pos] = key;
-	__sync_fetch_and_add(&q->astats[AFCD_A_SAMPLED], 1);
-	__sync_fetch_and_add(&q->astats[AFCD_A_SAMPLED_BYTES], weight);
-
-	if (old.ifindex) {
-		cnt = bpf_map_lookup_elem(&afcd_sb_count, &old);
-		if (cnt) {
-			c = __sync_fetch_and_add(cnt, -1);
-			afcd_hist_move(h, c, c - 1);
-			if (c <= 1) {
-				bpf_map_delete_elem(&afcd_sb_count, &old);
-				__sync_fetch_and_add(&q->n_active, -1);
-			}
-		}
-		if (old.agg) {
-			__u32 ai = old.agg - 1u;
-
-			/* the bound on the index itself, after the barrier: clang
-			 * would compute the address before a test of old.agg */
-			asm volatile("" : "+r"(ai));
-			fo = 0;
-			if (ai < AFCD_AGG__MAX)
-				fo = &q->agg[ai];
-		} else {
-			old_id = afcd_flow_id(&old, q->flow_id_key);
-			fo = bpf_map_lookup_elem(&afcd_flows, &old_id);
-		}
-		if (fo && fo->m_i && afcd_flow_key_eq(&fo->key, &old))
-			__sync_fetch_and_add(&fo->m_i, -1);
+	pos = w->pos;
+	npos = pos + 1 >= w->sb_size ? 0 : pos + 1;
+	asm volatile("" : "+r"(pos), "+r"(npos)); /* keep the bounds below visible */
+	pos &= AFCD_SB_SIZE_MAX - 1;  /* no-ops: both < sb_size <= AFCD_SB_SIZE_MAX */
+	npos &= AFCD_SB_SIZE_MAX - 1;
+	cur = &ring->slot[pos];
+	next = &ring->slot[npos];
+	if (cur->ifindex)
+		w->run_n++;
+	if (w->run_n && (w->left <= 1 || !afcd_flow_key_eq(cur, next))) {
+		afcd_sb_evict(q, bpf_map_lookup_elem(&afcd_sb_hist, &slot), cur, w->run_n);
+		w->run_n = 0;
 	}
+	*cur = w->key;
+	w->pos = npos;
+	if (w->left)
+		w->left--;
+	return 0;
+}
 
-	cnt = bpf_map_lookup_elem(&afcd_sb_count, &key);
+/* What the bpf_loop() callback of afcd_sb_sample() needs. */
+struct afcd_sb_walk_ctx {
+	struct afcd_queue *q;
+	struct afcd_sb_walk w;
+};
+
+static long afcd_sb_walk_cb(__u32 i, void *ctx)
+{
+	struct afcd_sb_walk_ctx *c = ctx;
+
+	return afcd_sb_step(c->q, &c->w) ? 1 : 0;   /* 1 stops the loop */
+}
+
+/* Write k samples of f into the shadow buffer (AFD, Pan et al.;
+ * dissertation Algorithm 1 enqueue), k consecutive slots claimed at once:
+ * each slot's previous entity loses a sample (afcd_sb_evict(), a run at a
+ * time: afcd_sb_step()), f gains k; N (q->n_active) follows the 0 <-> 1 transitions and
+ * the histogram of counts (afcd_sb_hist) every transition. The samples
+ * are f's key (f->key: its own entry's, or its aggregate's), each standing
+ * for cfg->sample_bytes of its traffic (AFCD_A_SAMPLED_BYTES). k:
+ * 1..cfg->sb_size (afcd_sample_count(); a packet of several sample_bytes,
+ * a GSO/GRO aggregate, takes several). Returns 0, or 1 (nothing done) for
+ * a NULL cfg, q or f, k 0 or above sb_size, an sb_size out of
+ * 1..AFCD_SB_SIZE_MAX or a missing ring. A global function,
+ * verified once on its own, with its own frame. */
+__attribute__((noinline)) int afcd_sb_sample(const struct afcd_config *cfg,
+					     struct afcd_queue *q, __u32 slot, struct afcd_flow *f,
+					     __u32 k)
+{
+	struct afcd_sb_walk_ctx c = {};
+	struct afcd_sb_hist *h;
+	__u32 *cnt, v, sb_size;
+	long err;
+
+	if (!cfg || !q || !f)
+		return 1;
+	sb_size = cfg->sb_size;
+	if (sb_size == 0 || sb_size > AFCD_SB_SIZE_MAX || k == 0 || k > sb_size)
+		return 1;
+	/* on the stack, the key of the map lookups below: Linux 6.1 takes no
+	 * map key from f's memory */
+	c.w.key = f->key;
+	h = bpf_map_lookup_elem(&afcd_sb_hist, &slot);
+	c.q = q;
+	c.w.slot = slot;
+	c.w.sb_size = sb_size;
+	c.w.left = k;
+	c.w.pos = __sync_fetch_and_add(&q->sb_head, k) % sb_size;
+	bpf_loop(k, afcd_sb_walk_cb, &c, 0);
+	__sync_fetch_and_add(&q->astats[AFCD_A_SAMPLED], k);
+	__sync_fetch_and_add(&q->astats[AFCD_A_SAMPLED_BYTES], (__u64)k * cfg->sample_bytes);
+
+	cnt = bpf_map_lookup_elem(&afcd_sb_count, &c.w.key);
 	if (cnt) {
-		c = __sync_fetch_and_add(cnt, 1);
-		afcd_hist_move(h, c, c + 1);
+		v = __sync_fetch_and_add(cnt, k);
+		afcd_hist_move(h, v, v + k);
 	} else {
-		err = bpf_map_update_elem(&afcd_sb_count, &key, &one, BPF_NOEXIST);
+		err = bpf_map_update_elem(&afcd_sb_count, &c.w.key, &k, BPF_NOEXIST);
 		if (!err) {
 			__sync_fetch_and_add(&q->n_active, 1);
-			afcd_hist_move(h, 0, 1);
+			afcd_hist_move(h, 0, k);
 		} else {
-			cnt = bpf_map_lookup_elem(&afcd_sb_count, &key);
+			cnt = bpf_map_lookup_elem(&afcd_sb_count, &c.w.key);
 			if (cnt) {
-				c = __sync_fetch_and_add(cnt, 1);
-				afcd_hist_move(h, c, c + 1);
+				v = __sync_fetch_and_add(cnt, k);
+				afcd_hist_move(h, v, v + k);
 			} else {
 				__sync_fetch_and_add(&q->astats[AFCD_A_SB_FAIL], 1);
 			}
 		}
 	}
-	__sync_fetch_and_add(&f->m_i, 1);
+	__sync_fetch_and_add(&f->m_i, k);
 	return 0;
 }
 
@@ -256,8 +335,9 @@ __attribute__((noinline)) int afcd_sb_sample(struct afcd_queue *q, __u32 slot, _
  * an IP packet's own entry (its key reduced by isolate), else the
  * overflow aggregate; any other frame the unclassified aggregate. Counts
  * fragments, non-IP and unparsable frames, sets in->ect, and takes the
- * packet's sample with probability in->len / sample_bytes (the flow's own
- * generator). NULL only when the aggregate cannot be had. */
+ * packet's samples, in->len / sample_bytes of them in expectation
+ * (afcd_sample_count(), the flow's own generator): a GSO/GRO aggregate
+ * weighs its wire bytes. NULL only when the aggregate cannot be had. */
 AFCD_INLINE struct afcd_flow *afcd_flow_of(const struct afcd_config *cfg, struct afcd_queue *q,
 					   __u32 slot, __u32 ifindex, int st, struct afcd_pkt *pkt,
 					   struct afcd_in *in)
@@ -278,9 +358,13 @@ AFCD_INLINE struct afcd_flow *afcd_flow_of(const struct afcd_config *cfg, struct
 					       AFCD_S_PARSE_ERR], 1);
 		f = afcd_agg_get(q, AFCD_AGG_UNCLASSIFIED, ifindex, &pkt->key);
 	}
-	if (f && afcd_sample_hit(afcd_rng_next(&f->rng), in->len, cfg->sample_bytes))
-		afcd_sb_sample(q, slot, cfg->sb_size, f,
-			       in->len > cfg->sample_bytes ? in->len : cfg->sample_bytes);
+	if (f) {
+		__u32 k = afcd_sample_count(afcd_rng_next(&f->rng), in->len, cfg->sample_bytes,
+					    cfg->sb_size);
+
+		if (k)
+			afcd_sb_sample(cfg, q, slot, f, k);
+	}
 	return f;
 }
 

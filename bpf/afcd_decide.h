@@ -41,7 +41,9 @@ struct afcd_in {
 			       * interval (afcd_police_band_ns()); 0: none */
 	__u64 police_gate_ns; /* the policer holds a flow only while the packet's sojourn
 			       * is above this (afcd_police_gate_ns()) */
-	__u32 len;            /* wire length, bytes */
+	__u32 len;            /* wire length, bytes (a GSO/GRO aggregate's: all its
+			       * segments with their headers, qdisc_pkt_len()) */
+
 	__u32 traits;         /* enum afcd_trait of the algo */
 	__u32 burst_ns;       /* the pacing credit, ns (the config's burst_ns, <= 1 s);
 			       * the EDT clock gives a policed entity its share of it
@@ -58,6 +60,8 @@ struct afcd_in {
 	__u8  afd_drop;       /* algo afd: the coin says drop, p = (1 - m_fair/m_i)+ */
 	__u8  stale;          /* no fresh estimate: the datapath's fallback was used */
 	__u8  mouse;          /* m_i <= 1: policed on the mice aggregate's clock */
+	__u16 maxpacket_len;  /* what the packet counts as in CoDel's maxpacket: len,
+			       * at most the config's mtu_bytes and 65535 (afcd_in_init()) */
 };
 
 /* The estimate a packet is judged against: the refresh step's while its
@@ -230,6 +234,13 @@ AFCD_INLINE void afcd_in_init(const struct afcd_config *c, __u64 now, __u32 len,
 
 	in->now_ns = now;
 	in->len = len;
+	/* CoDel's maxpacket floor (RFC 8289 sec. 5.2: no drop while the
+	 * queue holds less than a packet) counts an aggregate as the
+	 * segments it leaves as, at most one MTU, as the kernel's codel
+	 * floors at the device's MTU (psched_mtu()): a 64 kB GSO packet
+	 * must not keep the law off below 64 kB of backlog for every flow */
+	in->maxpacket_len = (__u16)(len < c->mtu_bytes && len < 0xffff ? len :
+				    c->mtu_bytes < 0xffff ? c->mtu_bytes : 0xffff);
 	in->rate_bps = c->rate_bps;
 	in->tx_ns = afcd_tx_ns(len, c->rate_bps);
 	in->horizon_ns = c->horizon_ns;
@@ -620,6 +631,20 @@ AFCD_INLINE void afcd_account(struct afcd_queue *q, struct afcd_flow *f,
 	}
 }
 
+/* CoDel's maxpacket on queue q after packet in: the largest
+ * in->maxpacket_len seen (bytes; a single-word race loses one packet's
+ * update). Both backends' enqueues keep it. */
+AFCD_INLINE __u32 afcd_maxpacket_seen(struct afcd_queue *q, const struct afcd_in *in)
+{
+	__u32 m = AFCD_READ_ONCE(q->maxpacket_bytes);
+
+	if (in->maxpacket_len > m) {
+		q->maxpacket_bytes = in->maxpacket_len;
+		m = in->maxpacket_len;
+	}
+	return m;
+}
+
 /* AFCD_DECIDE_FN: how afcd_decide() is compiled. The BPF program makes it
  * a global function, which the verifier checks once on its own instead of
  * once per path through the parser and the shadow buffer before it. */
@@ -644,11 +669,7 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 	if (!q || !in || !t_dep_ns || !ce_thr_mark)
 		return AFCD_V_PASS;
 	t_seen = AFCD_READ_ONCE(q->t_last_ns);
-	maxpacket = AFCD_READ_ONCE(q->maxpacket_bytes);
-	if (in->len > maxpacket) {
-		q->maxpacket_bytes = in->len;
-		maxpacket = in->len;
-	}
+	maxpacket = afcd_maxpacket_seen(q, in);
 	/* the credit, computed once for the schedule and the commit: the
 	 * qdisc backend paces its FIFO with the config's and never needs it */
 	burst = afcd_burst_share(in->burst_ns, in->tx_ns, in->police_tx_ns);

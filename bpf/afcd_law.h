@@ -453,13 +453,28 @@ AFCD_INLINE int afcd_flow_key_eq(const struct afcd_flow_key *a, const struct afc
 	return d == 0;
 }
 
-/* Byte-weighted sampling (ALGORITHM.md sec. 3): true with probability
- * min(1, len / sample_bytes), for rand uniform on [0, 2^32). */
-AFCD_INLINE int afcd_sample_hit(__u32 rand, __u32 len, __u64 sample_bytes)
+/* Byte-weighted sampling (ALGORITHM.md sec. 3): the number of samples a
+ * packet of len wire bytes takes, len / sample_bytes in expectation:
+ * floor(len / sample_bytes), and one more with probability
+ * (len mod sample_bytes) / sample_bytes, for rand uniform on [0, 2^32);
+ * at most max (the ring's size). A GSO/GRO aggregate of wire length len
+ * thus weighs in the shadow buffer what its segments would have weighed
+ * had they arrived one by one (each with probability seg / sample_bytes),
+ * and a packet below sample_bytes takes one sample with probability
+ * len / sample_bytes. 0 for sample_bytes 0. The division runs only for a
+ * packet of at least sample_bytes. */
+AFCD_INLINE __u32 afcd_sample_count(__u32 rand, __u32 len, __u64 sample_bytes, __u32 max)
 {
-	if (sample_bytes <= len)
-		return 1;
-	return (__u64)rand * sample_bytes < ((__u64)len << 32);
+	__u64 n = 0, rem = len;
+
+	if (!sample_bytes)
+		return 0;
+	if (rem >= sample_bytes) {
+		n = rem / sample_bytes;
+		rem -= n * sample_bytes;
+	}
+	n += (__u64)rand * sample_bytes < (rem << 32);
+	return n > max ? max : (__u32)n;
 }
 
 /* Datapath fallback fair share when the loader is absent (sec. 3):

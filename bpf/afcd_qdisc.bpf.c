@@ -290,8 +290,7 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	n->len = len;
 	if (cfg) {
 		afcd_police_commit(q, f, &in, vt_seen, vt_next);
-		if (len > q->maxpacket_bytes)
-			q->maxpacket_bytes = len;
+		afcd_maxpacket_seen(q, &in);
 		if (marks) {
 			/* counted as decided; the packet itself is counted
 			 * passed when it leaves */

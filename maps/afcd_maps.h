@@ -698,7 +698,8 @@ struct afcd_queue {
 	__u64 max_sojourn_ns;    /* largest sojourn of a packet sent, as last_sojourn_ns */
 	__u64 q_first_above_ns;  /* first_above_time of the whole queue (codel, FaLL gate 1) */
 	struct afcd_codel_vars gcv; /* whole-queue dropping state (codel, codel_state=global) */
-	__u32 maxpacket_bytes;   /* largest wire length seen (CoDel's maxpacket) */
+	__u32 maxpacket_bytes;   /* CoDel's maxpacket: the largest wire length seen, at
+				  * most mtu_bytes (an aggregate counts as a segment) */
 	__s32 n_active;          /* N: flows with samples in the shadow buffer, atomic */
 	__u32 ifindex;           /* owner of this slot, written by the configuring tool */
 	__u32 pad;

@@ -5,7 +5,8 @@
 /* ---- AFCD --------------------------------------------------------------- */
 
 /* Heavy flow A (3 of every 4 packets) and light flow B share a queue
- * offered at 2x its rate. Every packet is sampled (sample_bytes = 1), so
+ * offered at 2x its rate. Every packet takes one sample (sample_bytes = its
+ * length), so
  * m_A ~ 75, m_B ~ 25 of sb_size 100, N = 2 and m_fair = 50 (fallback):
  * target_A = 5 ms (50/75)^3 ~ 1.5 ms, target_B = inf. A is dropped, but
  * only after its sojourn stayed above target_A for an interval; B never. */
@@ -19,7 +20,7 @@ static void test_afcd_heavy_dropped_light_never(void)
 
 	SETUP();
 	c.interval_ns = 20 * MS;
-	c.sample_bytes = 1;
+	c.sample_bytes = 1514;        /* one sample a packet */
 	c.sb_size = 100;
 	set_cfg(1, &c);
 	for (i = 0; i < 1200; i++, now += 60 * US) {
@@ -133,7 +134,7 @@ static void codel_state_case(__u32 flags, __u32 *count_q, __u32 *count_a, __u32 
 		return;
 	}
 	c.interval_ns = 20 * MS;
-	c.sample_bytes = 1;
+	c.sample_bytes = 1514;        /* one sample a packet */
 	c.sb_size = 100;
 	c.flags = flags;
 	set_cfg(1, &c);
@@ -186,7 +187,7 @@ static void test_target_i_from_estimate(void)
 	__u64 now = 1000 * MS;
 
 	SETUP();
-	c.sample_bytes = 1;
+	c.sample_bytes = 100;        /* one sample a packet */
 	c.sb_size = 200;
 	set_cfg(1, &c);
 	fill_samples(&a, 200, &now);      /* m_i = 200 after 200 samples */
@@ -226,7 +227,7 @@ static void test_afd_drop_rate(void)
 	int i, drops = 0;
 
 	SETUP();
-	c.sample_bytes = 1;
+	c.sample_bytes = 100;        /* one sample a packet */
 	c.sb_size = 100;
 	c.rate_bps = 1000000000000ULL;
 	set_cfg(1, &c);

@@ -168,7 +168,7 @@ static void test_ecn_high_water_below_share(void)
 	int i;
 
 	SETUP();
-	c.sample_bytes = 1;                /* every packet a sample */
+	c.sample_bytes = 1514;   /* one sample a packet */
 	c.sb_size = 200;
 	c.flags = AFCD_F_ECN;
 	c.burst_ns = 0;                    /* no pacing credit: the flood's frames

@@ -15,7 +15,7 @@ static __u64 fall_target_for_n(int n)
 		CHECK(0, "load");
 		return 0;
 	}
-	c.sample_bytes = 1;
+	c.sample_bytes = 100;   /* one sample a packet */
 	c.sb_size = 2 * n;      /* each flow holds two samples: m_i = m_fair = 2 (flows
 				 * with one are mice, outside FaLL's N) */
 	set_cfg(1, &c);
@@ -53,7 +53,7 @@ static void test_fall_uses_loader_estimate(void)
 	__u64 now = 1000 * MS;
 
 	SETUP();
-	c.sample_bytes = 1;
+	c.sample_bytes = 100;   /* one sample a packet */
 	c.sb_size = 100;
 	set_cfg(1, &c);
 	fill_samples(&a, 100, &now);
@@ -75,7 +75,7 @@ static void test_fall_gate1_blocks(void)
 
 	SETUP();
 	c.interval_ns = 20 * MS;
-	c.sample_bytes = 1;
+	c.sample_bytes = 1514;   /* one sample a packet */
 	c.sb_size = 100;
 	set_cfg(1, &c);
 	/* offered at 1.2x for 2000 packets: the queue reaches ~40 ms */

@@ -10,12 +10,12 @@ static void test_malformed_pass_and_counted(void)
 	__u8 buf[PKT_MAX];
 	struct pkt_spec s;
 	struct out o;
-	int len, n_ok = 0;
+	int len, n_ok = 0, agg_bytes = 0;
 	const __u8 frag6[8] = { 17, 0, 0x00, 0x09, 0, 0, 0, 7 };
 	__u8 chain[16 * 8];
 
 	SETUP();
-	c.sample_bytes = 1;
+	c.sample_bytes = 1;   /* a sample per byte: each frame takes its length */
 	set_cfg(1, &c);
 	set_now(1000 * MS);
 
@@ -26,20 +26,25 @@ static void test_malformed_pass_and_counted(void)
 	s.vlans = 1;
 	len = pkt_build(buf, &s);
 	n_ok += run_if(buf, 24, 1, &o) == TC_ACT_OK;
+	agg_bytes += 24;
 	/* IHL 15: options run past a 40-byte frame */
 	s = pkt_tcp4(1, 60);
 	len = pkt_build(buf, &s);
 	buf[14] = 0x4f;
 	n_ok += run_if(buf, 40, 1, &o) == TC_ACT_OK;
+	agg_bytes += 40;
 	buf[14] = 0x45;
 	/* IPv4 complete, TCP ports cut */
 	n_ok += run_if(buf, 36, 1, &o) == TC_ACT_OK;
+	agg_bytes += 36;
 	/* bad IHL and bad version */
 	buf[14] = 0x43;
 	n_ok += run_if(buf, len, 1, &o) == TC_ACT_OK;
+	agg_bytes += len;
 	CHECK_EQ(o.data[14], 0x43);               /* passed unharmed */
 	buf[14] = 0x75;
 	n_ok += run_if(buf, len, 1, &o) == TC_ACT_OK;
+	agg_bytes += len;
 	/* IPv6 with a chain of 16 extension headers: one more than the
 	 * kernel's flow dissector follows (15, which the parser follows too) */
 	s = pkt_tcp6(2, 200);
@@ -51,6 +56,7 @@ static void test_malformed_pass_and_counted(void)
 	s.v6_first_nh = 60;
 	len = pkt_build(buf, &s);
 	n_ok += run_if(buf, len, 1, &o) == TC_ACT_OK;
+	agg_bytes += len;
 	/* and of 15: a TCP flow with its ports */
 	s.v6_ext_len = 15 * 8;
 	chain[8 * 14] = 6;
@@ -61,6 +67,7 @@ static void test_malformed_pass_and_counted(void)
 	s.vlans = 1;
 	len = pkt_build(buf, &s);
 	n_ok += run_if(buf, 16, 1, &o) == TC_ACT_OK;
+	agg_bytes += 16;
 	/* fragments: IPv4 later fragment, IPv6 fragment header (offset 1) */
 	s = pkt_tcp4(4, 100);
 	s.frag_off = 0x0020;
@@ -91,7 +98,7 @@ static void test_malformed_pass_and_counted(void)
 
 		CHECK_EQ(u->packets, 7);
 		CHECK_EQ(u->key.agg, 1 + AFCD_AGG_UNCLASSIFIED);
-		CHECK_EQ(u->m_i, 7);
+		CHECK_EQ(u->m_i, agg_bytes);   /* a sample per byte (below the ring's size) */
 		CHECK_EQ(q.agg[AFCD_AGG_OVERFLOW].packets, 0);
 	}
 	{
@@ -118,7 +125,7 @@ static void test_interfaces_do_not_share_state(void)
 		return;
 	}
 	SETUP();
-	c.sample_bytes = 1;
+	c.sample_bytes = 1514;   /* one sample a packet */
 	c.sb_size = 10;
 	set_cfg(1, &c);
 	set_cfg(veth_ifindex, &c);
@@ -212,7 +219,7 @@ static void test_flow_id_collision_not_merged(void)
 	int i;
 
 	SETUP();
-	c.sample_bytes = 1;   /* every packet a sample */
+	c.sample_bytes = 1514;   /* one sample a packet */
 	c.sb_size = 4;
 	set_cfg(1, &c);
 	set_now(1000 * MS);
@@ -285,10 +292,127 @@ static void test_sampling_is_byte_weighted(void)
 	unload();
 }
 
+/* The shadow buffer's books, read back from the maps: every flow's count
+ * in afcd_sb_count equals its slots in the ring and its entry's m_i, the
+ * histogram counts each flow once at its count, N is the flows counted,
+ * and the ring holds sb_size samples once full. Returns the slots held by
+ * key a (its samples). */
+static __u32 check_ring_books(__u32 sb_size, const struct pkt_spec *a)
+{
+	static struct afcd_sb_ring ring;
+	static struct afcd_sb_hist h;
+	struct afcd_flow_key ka = key_of(a, 1), k, next, *prev = NULL;
+	__u32 slot = slot_of(1), i, in_ring = 0, of_a = 0, c, n = 0, hist_n = 0;
+
+	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_sb_ring, &slot, 4, &ring, sizeof(ring), 0),
+	      "ring");
+	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_sb_hist, &slot, 4, &h, sizeof(h), 0), "hist");
+	for (i = 0; i < sb_size; i++) {
+		in_ring += ring.slot[i].ifindex != 0;
+		of_a += !memcmp(&ring.slot[i], &ka, sizeof(ka));
+	}
+	while (!bpf_map__get_next_key(skel->maps.afcd_sb_count, prev, &next, sizeof(next))) {
+		__u32 slots = 0;
+
+		k = next;
+		prev = &k;
+		CHECK(!bpf_map__lookup_elem(skel->maps.afcd_sb_count, &k, sizeof(k), &c, 4, 0),
+		      "count");
+		for (i = 0; i < sb_size; i++)
+			slots += !memcmp(&ring.slot[i], &k, sizeof(k));
+		CHECK_EQ(c, slots);
+		n++;
+	}
+	for (i = 1; i <= AFCD_SB_SIZE_MAX; i++)
+		hist_n += h.n[i];
+	CHECK_EQ(hist_n, n);
+	CHECK_EQ(get_queue(1).n_active, n);
+	return of_a;
+}
+
+/* Expected result: a GSO/GRO aggregate of n segments weighs what its n
+ * segments would (afcd_sample_count()): with sample_bytes one segment's
+ * wire length, aggregates of 2 to 45 segments of flow A give it exactly
+ * one sample a segment, the ring's books stay consistent (counts,
+ * histogram, N) when an aggregate's run of slots overwrites another
+ * flow's and wraps around the ring, and an aggregate longer than the ring
+ * takes the ring. CoDel's maxpacket stays one MTU. */
+static void test_gso_aggregate_weighs_its_segments(void)
+{
+	static const __u32 segs[] = { 2, 3, 7, 16, 29, 45 };
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct pkt_spec a = pkt_tcp4(1000, 1400), b = pkt_tcp4(2000, 1400);
+	__u64 now = 1000 * MS, total = 0;
+	struct afcd_flow fa, fb;
+	__u32 i, j, of_a;
+
+	SETUP();
+	c.rate_bps = AFCD_RATE_MAX_BPS;   /* no queue: nothing dropped */
+	c.sample_bytes = 1400;             /* one sample a segment */
+	c.sb_size = 256;
+	set_cfg(1, &c);
+	/* A's aggregates, 102 segments: each its own count of samples */
+	for (i = 0; i < sizeof(segs) / sizeof(segs[0]); i++) {
+		set_now(now += 10 * US);
+		next_wire_len = segs[i] * 1400;
+		CHECK_EQ(run(&a, NULL), TC_ACT_OK);
+		total += segs[i];
+		CHECK(!get_flow(&a, 1, &fa), "a");
+		CHECK_EQ(fa.m_i, total);
+	}
+	CHECK_EQ(get_queue(1).astats[AFCD_A_SAMPLED], total);
+	/* CoDel's maxpacket: a segment (at most mtu_bytes), not 63 kB */
+	CHECK_EQ(get_queue(1).maxpacket_bytes, c.mtu_bytes);
+	CHECK_EQ(get_queue(1).astats[AFCD_A_SAMPLED_BYTES], total * 1400);
+	CHECK_EQ(check_ring_books(c.sb_size, &a), total);
+	/* B, 200 single frames: the ring (256) wraps, A's oldest runs leave */
+	for (j = 0; j < 200; j++) {
+		set_now(now += 10 * US);
+		CHECK_EQ(run(&b, NULL), TC_ACT_OK);
+	}
+	CHECK(!get_flow(&a, 1, &fa) && !get_flow(&b, 1, &fb), "flows");
+	CHECK_EQ(fb.m_i, 200);
+	CHECK_EQ(fa.m_i, 256 - 200);
+	of_a = check_ring_books(c.sb_size, &a);
+	CHECK_EQ(of_a, fa.m_i);
+	/* A again, three 45-segment aggregates (135 slots from slot 46, where
+	 * A's 56 oldest left start): they overwrite A's own run and 79 of B's */
+	for (j = 0; j < 3; j++) {
+		set_now(now += 10 * US);
+		next_wire_len = 45 * 1400;
+		CHECK_EQ(run(&a, NULL), TC_ACT_OK);
+	}
+	CHECK(!get_flow(&a, 1, &fa) && !get_flow(&b, 1, &fb), "flows");
+	CHECK_EQ(fa.m_i, 135);
+	CHECK_EQ(fb.m_i, 121);
+	CHECK_EQ(check_ring_books(c.sb_size, &a), fa.m_i);
+	/* two more (90 slots from slot 181): across the end of the ring */
+	for (j = 0; j < 2; j++) {
+		set_now(now += 10 * US);
+		next_wire_len = 45 * 1400;
+		CHECK_EQ(run(&a, NULL), TC_ACT_OK);
+	}
+	CHECK(!get_flow(&a, 1, &fa) && !get_flow(&b, 1, &fb), "flows");
+	CHECK_EQ(fa.m_i, 225);
+	CHECK_EQ(fb.m_i, 31);
+	CHECK_EQ(check_ring_books(c.sb_size, &a), fa.m_i);
+	/* an aggregate longer than the ring takes the ring, no more */
+	c.sample_bytes = 100;
+	set_cfg(1, &c);
+	set_now(now += 10 * US);
+	next_wire_len = 45 * 1400;         /* 630 samples of 100 bytes */
+	CHECK_EQ(run(&b, NULL), TC_ACT_OK);
+	CHECK(!get_flow(&b, 1, &fb), "b");
+	CHECK_EQ(fb.m_i, 256);
+	CHECK_EQ(check_ring_books(c.sb_size, &a), 0);
+	unload();
+}
+
 const struct test_case state_tests[] = {
 	TC(test_malformed_pass_and_counted),
 	TC(test_interfaces_do_not_share_state),
 	TC(test_sampling_is_byte_weighted),
+	TC(test_gso_aggregate_weighs_its_segments),
 	TC(test_flow_flood_bounded),
 	TC(test_flow_id_collision_not_merged),
 	{ NULL },

@@ -299,18 +299,41 @@ static void test_police_law(void)
 	      (unsigned long long)admitted);
 }
 
+/* Expected result: a packet below sample_bytes takes one sample with
+ * probability len / sample_bytes; one of several sample_bytes (a GSO/GRO
+ * aggregate) takes floor(len / sample_bytes) and one more with the
+ * remainder's probability, so that in expectation every packet takes
+ * len / sample_bytes, aggregated or not; at most max. */
 static void test_sampling_probability(void)
 {
-	uint32_t i, hits = 0;
-	__u64 x = 88172645463325252ULL;
+	static const __u32 segs[] = { 2, 3, 7, 16, 29, 45 };
+	uint32_t i, j, hits = 0;
+	__u64 x = 88172645463325252ULL, n;
 
-	CHECK(afcd_sample_hit(0xffffffffu, 1500, 1500), "len >= sample_bytes");
-	CHECK(afcd_sample_hit(0, 1, 1000000), "rand 0");
-	CHECK(!afcd_sample_hit(0xffffffffu, 999, 1000), "rand max, len < sample");
+	CHECK_EQ(afcd_sample_count(0xffffffffu, 1500, 1500, 2000), 1);
+	CHECK_EQ(afcd_sample_count(0, 1, 1000000, 2000), 1);
+	CHECK_EQ(afcd_sample_count(0xffffffffu, 999, 1000, 2000), 0);
+	CHECK_EQ(afcd_sample_count(0, 999, 0, 2000), 0);
+	/* a 45-segment aggregate of 1514-byte frames: 45 samples at
+	 * sample_bytes 1514, 44 or 45 at 1500 */
+	CHECK_EQ(afcd_sample_count(0xffffffffu, 45 * 1514, 1514, 2000), 45);
+	CHECK_EQ(afcd_sample_count(0xffffffffu, 45 * 1514, 1500, 2000), 45);
+	CHECK_EQ(afcd_sample_count(0xffffffffu, 45 * 1514, 1514 + 1, 2000), 44);
+	CHECK_EQ(afcd_sample_count(0, 65536 * 8, 64, 2000), 2000);   /* the ring's size */
 	for (i = 0; i < 1000000; i++)
-		hits += afcd_sample_hit(afcd_rng_next(&x), 100, 1000);
+		hits += afcd_sample_count(afcd_rng_next(&x), 100, 1000, 2000);
 	/* p = 0.1: 100000 +- 5 sigma (sigma = 300) */
 	CHECK(hits > 98500 && hits < 101500, "hits %u", hits);
+	/* aggregates of 2-45 segments of 1514 bytes against sample_bytes 4000:
+	 * 200000 of them take segs * 1514 / 4000 each on average (+- 0.5 %) */
+	for (j = 0; j < sizeof(segs) / sizeof(segs[0]); j++) {
+		double want = segs[j] * 1514.0 / 4000.0 * 200000;
+
+		for (i = 0, n = 0; i < 200000; i++)
+			n += afcd_sample_count(afcd_rng_next(&x), segs[j] * 1514, 4000, 2000);
+		CHECK(fabs((double)n - want) < want * 0.005, "%u segments: %llu samples for %.0f",
+		      segs[j], (unsigned long long)n, want);
+	}
 }
 
 /* The flows' generator (afcd_rng_next()): splitmix64's reference output;
@@ -332,7 +355,7 @@ static void test_flow_rng(void)
 	}
 	for (f = 0; f < 1000; f++) {
 		for (i = 0, hits = 0; i < 1000; i++)
-			hits += afcd_sample_hit(afcd_rng_next(&seeds[f]), 100, 1000);
+			hits += afcd_sample_count(afcd_rng_next(&seeds[f]), 100, 1000, 2000);
 		/* 100 +- 6 sigma (sigma 9.5) */
 		CHECK(hits > 43 && hits < 157, "flow %u: %u hits", f, hits);
 		total += hits;
