@@ -23,11 +23,19 @@ STACK = re.compile(r"\(?r10 - (\d+)\)?")
 CALLEE = re.compile(r"R_BPF_64_32\s+(\S+)")
 
 
+LDIMM = re.compile(r"= (\d+) ll$")
+TEXT_REF = re.compile(r"R_BPF_64_64\s+\.text$")
+FUNC_AT = re.compile(r"^([0-9a-f]+) <([A-Za-z_][A-Za-z0-9_]*)>:$")
+
+
 def frames_and_calls(obj):
-    """{function: (section, frame bytes, [callees])} of one object."""
+    """{function: (section, frame bytes, [callees])} of one object. A
+    callee is a function called, or one whose address a function loads (a
+    callback: bpf_loop()'s runs on the loader's stack chain)."""
     out = subprocess.run(["llvm-objdump", "-dr", "--no-show-raw-insn", obj], check=True,
                          capture_output=True, text=True).stdout
-    funcs, section, cur, pending_call = {}, None, None, False
+    funcs, section, cur, pending_call, ldimm = {}, None, None, False, None
+    text_at, refs = {}, []
     for line in out.splitlines():
         line = line.strip()
         m = SECTION.match(line)
@@ -38,6 +46,8 @@ def frames_and_calls(obj):
         if m and not m.group(1).startswith("LBB"):    # a label inside a function
             cur = m.group(1)
             funcs.setdefault(cur, [section, 0, []])
+            if section == ".text":
+                text_at[int(FUNC_AT.match(line).group(1), 16)] = cur
             continue
         if cur is None:
             continue
@@ -46,10 +56,17 @@ def frames_and_calls(obj):
             if m:
                 funcs[cur][2].append(m.group(1))
             pending_call = False
+        if ldimm is not None and TEXT_REF.search(line):
+            refs.append((cur, ldimm))
+        m = LDIMM.search(line)
+        ldimm = int(m.group(1)) if m else None
         if re.search(r"\tcall -1$|\bcall -1$", line):
             pending_call = True
         for d in STACK.findall(line):
             funcs[cur][1] = max(funcs[cur][1], int(d))
+    for caller, off in refs:
+        if off in text_at:
+            funcs[caller][2].append(text_at[off])
     return funcs
 
 
