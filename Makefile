@@ -34,6 +34,16 @@ endif
 
 CFLAGS    ?= -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Wno-unused-function
+# libbpf < 1.2 (Debian 12's own 1.1) cannot load an object that calls a
+# weak kfunc the kernel lacks (bpf_cast_to_kern_ctx() before Linux 6.2):
+# built against it, the datapath reads its device's network namespace
+# with bpf_probe_read_kernel() on every kernel (bpf/afcd.bpf.c)
+LIBBPF_VERSION := $(shell pkg-config --modversion libbpf 2>/dev/null)
+ifneq ($(firstword $(shell printf '1.2.0\n%s\n' "$(LIBBPF_VERSION)" | sort -V)),1.2.0)
+  BPF_CFLAGS += -DAFCD_NO_KFUNC
+else ifeq ($(LIBBPF_VERSION),)
+  BPF_CFLAGS += -DAFCD_NO_KFUNC
+endif
 INCLUDES  := -I$(OUT) -Imaps -Ibpf
 LIBS      := -lbpf -lelf -lz
 # Host tests of the decision headers run under ASan/UBSan. Unaligned

@@ -5,7 +5,8 @@
  *
  * Per packet (ALGORITHM.md sec. 2-6):
  *   1. the interface's slot and config (afcd_cfg_of(): array lookups
- *      only); unconfigured: pass untouched;
+ *      only), written from the device's own network namespace
+ *      (afcd_dev_netns_cookie()); unconfigured: pass untouched;
  *   2. parse; IP packets get a flow key and per-flow state (LRU, keyed by
  *      the SipHash id of the key); a packet that cannot have its own state
  *      is judged as an aggregate flow (unclassified frames, flows without
@@ -31,6 +32,7 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 
 #define AFCD_INLINE static __always_inline
 #include "afcd_maps.bpf.h"
@@ -66,6 +68,36 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 	asm volatile("%[v] = *(u64 *)(%[b] + %[o])"			\
 		     : [v] "=r"(__v) : [b] "r"(skb), [o] "i"(off));	\
 	__v; })
+
+/* The cookie of the network namespace of the packet's device
+ * (skb->dev->nd_net.net->net_cookie, what SO_NETNS_COOKIE gives a socket
+ * there; never 0 for a device), which the interface's config must carry
+ * (afcd_config.netns_cookie): ifindexes repeat across namespaces, and a
+ * program attached by hand in another namespace, on a device with a
+ * configured ifindex, shares the pinned maps. bpf_get_netns_cookie()
+ * will not do: in a tc program it gives the namespace of the packet's
+ * socket, or the initial one for a forwarded packet. Read through
+ * bpf_cast_to_kern_ctx() (Linux >= 6.2; a few loads) where the kernel
+ * and libbpf (>= 1.2: weak kfuncs; the Makefile sets AFCD_NO_KFUNC
+ * below) have it, else with bpf_probe_read_kernel() (about 19 ns). 0
+ * when it cannot be read. afcd_test_netns_probe (tests) forces the
+ * second way. */
+const volatile __u8 afcd_test_netns_probe = 0;
+#ifndef AFCD_NO_KFUNC
+extern void *bpf_cast_to_kern_ctx(void *obj) __ksym __weak;
+#endif
+
+AFCD_INLINE __u64 afcd_dev_netns_cookie(struct __sk_buff *skb)
+{
+#ifndef AFCD_NO_KFUNC
+	if (bpf_ksym_exists(bpf_cast_to_kern_ctx) && !afcd_test_netns_probe) {
+		struct sk_buff *k = bpf_cast_to_kern_ctx(skb);
+
+		return k->dev->nd_net.net->net_cookie;
+	}
+#endif
+	return BPF_CORE_READ((struct sk_buff *)skb, dev, nd_net.net, net_cookie);
+}
 
 /* Parse the packet's headers into *pkt (afcd_parse()); returns enum
  * afcd_parse_status, AFCD_P_MALFORMED for a NULL pkt. A global function:
@@ -171,6 +203,14 @@ int afcd_egress(struct __sk_buff *skb)
 	if (!cfg || cfg->abi != AFCD_ABI_VERSION || cfg->algo >= AFCD_ALGO__MAX ||
 	    (!cfg->rate_bps && !(cfg->flags & AFCD_F_QDISC))) {
 		afcd_gstat_inc(AFCD_G_UNCONFIGURED);
+		return TC_ACT_OK;
+	}
+	/* the config of this ifindex in another namespace is another
+	 * interface's: this device has none of its own namespace, and its
+	 * packet passes untouched, as on any interface without a config,
+	 * never judged on (or counted in) that interface's queue */
+	if (cfg->netns_cookie != afcd_dev_netns_cookie(skb)) {
+		afcd_gstat_inc(AFCD_G_FOREIGN_NETNS);
 		return TC_ACT_OK;
 	}
 	q = bpf_map_lookup_elem(&afcd_queue, &slot);

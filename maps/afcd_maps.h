@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 16u
+#define AFCD_ABI_VERSION 17u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -349,7 +349,11 @@ enum afcd_cfg_flags {
 	FN(UNCONFIGURED, "unconfigured", NULL, "",                                       \
 	   "Packets on an interface without a valid config (passed untouched).")         \
 	FN(BAD_SLOT, "bad_slot", NULL, "",                                               \
-	   "Packets whose config's slot is not initialised for this ifindex.")
+	   "Packets whose config's slot is not initialised for this ifindex.")          \
+	FN(FOREIGN_NETNS, "foreign_netns", NULL, "",                                     \
+	   "EDT program: packets on a device whose ifindex has a config written from "   \
+	   "another network namespace (passed untouched, that interface's state left "   \
+	   "alone).")
 
 #define AFCD_ENUM_S_(E, key, fam, lbl, help) AFCD_S_##E,
 #define AFCD_ENUM_A_(E, key, fam, lbl, help) AFCD_A_##E,
@@ -406,7 +410,8 @@ struct afcd_config {
 				 * the writer), 0 = unknown. The pins are shared by every
 				 * namespace that mounts this bpffs and ifindexes repeat
 				 * across namespaces: the loader refuses to touch an entry
-				 * written from another namespace */
+				 * written from another namespace, and the datapath takes
+				 * it only for a device of this namespace (so none for 0) */
 	__u64 burst_ns;         /* pacing credit, ns, [0, AFCD_BURST_MAX_NS]: an empty
 				 * queue's clock restarts up to this far behind an
 				 * arrival, which then leaves at once for what the link

@@ -13,6 +13,8 @@ static int libbpf_quiet(enum libbpf_print_level l, const char *f, va_list a)
 	return l == LIBBPF_WARN ? vfprintf(stderr, f, a) : 0;
 }
 
+int test_netns_probe;
+
 int load(void)
 {
 	struct bpf_map *m;
@@ -23,6 +25,7 @@ int load(void)
 	bpf_object__for_each_map(m, skel->obj)
 		bpf_map__set_pin_path(m, NULL); /* private maps for tests */
 	skel->rodata->afcd_test_clock = 1;
+	skel->rodata->afcd_test_netns_probe = (__u8)test_netns_probe;
 	if (afcd_bpf__load(skel)) {
 		afcd_bpf__destroy(skel);
 		skel = NULL;
@@ -62,15 +65,31 @@ __u32 slot_of(__u32 ifindex)
 
 /* Write c into afcd_cfg[slot], then point afcd_ifslot[ifindex] at it,
  * as the loader does, without checking or completing anything. */
-void put_cfg(__u32 ifindex, __u32 slot, const struct afcd_config *c)
+void put_cfg(__u32 ifindex, __u32 slot, const struct afcd_config *cfg)
 {
+	struct afcd_config c = *cfg;
 	__u32 v = slot + 1;
 	int err;
 
-	err = bpf_map__update_elem(skel->maps.afcd_cfg, &slot, 4, c, sizeof(*c), BPF_ANY);
+	if (!c.netns_cookie)
+		c.netns_cookie = test_netns_cookie();
+	err = bpf_map__update_elem(skel->maps.afcd_cfg, &slot, 4, &c, sizeof(c), BPF_ANY);
 	CHECK(!err, "cfg update: %d", err);
 	err = bpf_map__update_elem(skel->maps.afcd_ifslot, &ifindex, 4, &v, 4, BPF_ANY);
 	CHECK(!err, "ifslot update: %d", err);
+}
+
+__u64 test_netns_cookie(void)
+{
+	__u64 cookie = 0;
+	socklen_t len = sizeof(cookie);
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+
+	CHECK(fd >= 0 && !getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len),
+	      "SO_NETNS_COOKIE");
+	if (fd >= 0)
+		close(fd);
+	return cookie;
 }
 
 /* Remove ifindex's config as the loader does: its index, then the slot. */

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -55,7 +56,10 @@ extern __u32 next_wire_len;         /* GSO-like wire length for the next run, 0 
 extern __u64 next_tstamp;           /* skb->tstamp the next run's sender set, 0 = none */
 extern struct afcd_ctl_bpf *ctl;    /* the control program (load_ctl() .. unload_ctl()) */
 
-/* A fresh private copy of afcd_egress with the test clock: 0, or -1. */
+/* A fresh private copy of afcd_egress with the test clock: 0, or -1;
+ * test_netns_probe 1: its device's namespace read with
+ * bpf_probe_read_kernel() (the way of kernels without the kfunc). */
+extern int test_netns_probe;
 int load(void);
 void unload(void);
 /* The flow-id key of the queues set_cfg() claims (k0 xor the ifindex). */
@@ -66,9 +70,11 @@ void unload(void);
  * off and no sampling (tests set what they are about). */
 struct afcd_config cfg_base(__u32 algo);
 __u32 slot_of(__u32 ifindex);
-/* Write config, estimate and clock as the loader and the test clock do. */
+/* Write config, estimate and clock as the loader and the test clock do;
+ * a config's netns_cookie 0 is this namespace's (test_netns_cookie()). */
 void set_cfg(__u32 ifindex, const struct afcd_config *cfg);
 void put_cfg(__u32 ifindex, __u32 slot, const struct afcd_config *c);
+__u64 test_netns_cookie(void);
 void del_cfg(__u32 ifindex);
 void set_est(__u32 ifindex, __u32 m_fair, __u64 gt_ns);
 void set_now(__u64 t);

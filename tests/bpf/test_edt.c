@@ -268,6 +268,46 @@ static void test_unconfigured_passthrough(void)
 	unload();
 }
 
+/* Expected result: a config is taken only for a device of the namespace
+ * that wrote it (afcd_config.netns_cookie against the device's, read by
+ * the kfunc and by bpf_probe_read_kernel() alike): with another
+ * namespace's cookie the packet passes untouched, no departure stamped,
+ * counted as foreign_netns, and the queue's counters and flows stay as
+ * they were, and so with a cookie no namespace has (~0); with this
+ * namespace's the same packet is scheduled. */
+static void test_config_of_another_netns_not_taken(void)
+{
+	struct pkt_spec s = pkt_tcp4(1000, 1514);
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct out o;
+	int way;
+
+	for (way = 0; way < 2; way++) {
+		test_netns_probe = way;
+		SETUP();
+		c.netns_cookie = test_netns_cookie() + 1;
+		set_cfg(1, &c);
+		set_now(5 * MS);
+		CHECK_EQ(run(&s, &o), TC_ACT_OK);
+		CHECK_EQ(o.tstamp, 0);
+		c.netns_cookie = ~0ULL;
+		set_cfg(1, &c);
+		CHECK_EQ(run(&s, &o), TC_ACT_OK);
+		CHECK_EQ(o.tstamp, 0);
+		CHECK_EQ(gstat(AFCD_G_FOREIGN_NETNS), 2);
+		CHECK_EQ(get_queue(1).stats[AFCD_S_PASSED], 0);
+		CHECK_EQ(map_count(skel->maps.afcd_flows), 0);
+		c.netns_cookie = 0;             /* this namespace's */
+		set_cfg(1, &c);
+		CHECK_EQ(run(&s, &o), TC_ACT_OK);
+		CHECK_EQ(o.tstamp, 5 * MS + 121120);
+		CHECK_EQ(get_queue(1).stats[AFCD_S_PASSED], 1);
+		CHECK_EQ(gstat(AFCD_G_FOREIGN_NETNS), 2);
+		unload();
+	}
+	test_netns_probe = 0;
+}
+
 /* ---- Two CPUs on one interface (the lock-free datapath) ------------------ */
 
 struct cpu_worker {
@@ -366,6 +406,7 @@ const struct test_case edt_tests[] = {
 	TC(test_non_ip_never_dropped),
 	TC(test_non_ip_flood_bounded_by_horizon),
 	TC(test_unconfigured_passthrough),
+	TC(test_config_of_another_netns_not_taken),
 	TC(test_two_cpus_lose_no_departure),
 	{ NULL },
 };

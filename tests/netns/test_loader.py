@@ -640,6 +640,44 @@ def test_same_ifindex_in_another_netns_refused(pair):
     assert nslib.hooks(b, "v1") == []
 
 
+UDP_BURST = r"""
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(int(sys.argv[1])):
+    s.sendto(b"x" * 1000, (sys.argv[2], 9))
+"""
+
+
+def test_hand_attached_in_another_netns_leaves_the_slot_alone(pair):
+    """Expected result: namespaces a and b share the bpffs and their veths
+    have the same ifindex; a's loader configures v0, and in b the object
+    is attached by hand to v1's egress (tc, so it shares the pinned maps).
+    b's packets pass v1 untouched and are counted as foreign_netns; a's
+    queue counts none of them (its counters, its flows). Before the
+    datapath compared the device's namespace with the config's, a's
+    counters went from 2 to 2,464 passed and 3,450 drops from b's
+    traffic, and a's flows paid for it."""
+    a, b = pair
+    idx = [json.loads(in_ns(ns, ["ip", "-j", "link", "show", d]).stdout)[0]["ifindex"]
+           for ns, d in ((a, "v0"), (b, "v1"))]
+    assert idx[0] == idx[1], "the test needs equal ifindexes: %s" % idx
+    p = start_loader(a, "v0", "rate", "1mbit", "--skip-fq-check")
+    try:
+        hand_attach(b, "v1")
+        in_ns(b, ["ping", "-c", "1", "-W", "1", "198.18.0.1"])     # neighbours resolved
+        before = afcd_stats(a, "v0", flows=True, dt=0)
+        in_ns(b, ["python3", "-c", UDP_BURST, "2000", "198.18.0.1"])
+        after = afcd_stats(a, "v0", flows=True, dt=0)
+    finally:
+        assert stop(p) == 0
+    q0, q1 = before["queue"], after["queue"]
+    moved = sum(q1[k] - q0[k] for k in ("passed", "aqm_drop", "overlimit_drop"))
+    assert moved < 20, (q0, q1)      # a's own few packets (neighbour replies)
+    assert not any(f["dport"] == 9 for f in after["flows"]), after["flows"]
+    foreign = after["global"]["foreign_netns"] - before["global"]["foreign_netns"]
+    assert foreign >= 2000, after["global"]
+
+
 def test_ifindex_beyond_the_index_found_by_the_scan(pair):
     """Expected result: an interface whose ifindex is past afcd_ifslot
     (AFCD_IFSLOT_MAX, 65536) is configured, counts its packets and
