@@ -55,7 +55,8 @@ const struct opt_def attach_opts[] = {
 	{ "keep", 0, OPT_FLAG, ROFF(keep), NULL,
 	  "on exit, leave the program, config and pins in place" },
 	{ "takeover", 0, OPT_FLAG, ROFF(takeover), NULL,
-	  "take the interface from a running loader, which then stops and leaves everything" },
+	  "take the interface from a running loader of this namespace, which then stops and "
+	  "leaves everything; from another namespace's only once its loader has stopped" },
 	{ "prometheus", 0, OPT_PORT, ROFF(prom_port), "PORT", "serve /metrics on PORT (default off)" },
 	{ "prometheus-addr", 0, OPT_STR, ROFF(prom_addr), "ADDR",
 	  "address to listen on (default 127.0.0.1)" },
@@ -252,6 +253,8 @@ static int attach_load(struct attach *a)
 			a->fp.c.flags |= old.flags & AFCD_F_FQ_INSTALLED;
 	}
 	werr = config_write_locked(&a->p, a->ifindex, &a->fp.c);
+	if (!werr)
+		scan_claim_locked(&a->p, a->fp.c.slot, &a->ls);
 	pins_unlock(lock);
 	if (werr)
 		return 1;
@@ -272,8 +275,6 @@ static int attach_load(struct attach *a)
 	if (bpf_map_lookup_elem(a->p.est, &a->fp.c.slot, &a->ls.e))
 		memset(&a->ls.e, 0, sizeof(a->ls.e));
 	a->busy0_ns = a->ls.e.busy_ns;
-	if (bpf_map_lookup_elem(a->p.scan, &a->fp.c.slot, &a->ls.sc))
-		memset(&a->ls.sc, 0, sizeof(a->ls.sc));
 	return 0;
 fail_locked:
 	pins_unlock(lock);
@@ -302,9 +303,6 @@ static int attach_run(struct attach *a)
 		if (!ls->ctl)
 			pr_info("%s: refreshing from user space", why);
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
 	a->start_ns = next = now_ns();
 	a->cpu0_s = cpu_seconds();     /* loading and verifying not counted */
 	ls->last_gc_ns = a->start_ns;
@@ -354,7 +352,12 @@ static int attach_run(struct attach *a)
 				a->ro.keep = false;
 				return 1;
 			}
-			if (ls->taken_over)
+			if (ls->taken_over && ls->taken_netns)
+				pr_warn("%s's slot was claimed from another network namespace "
+					"(netns cookie %llu) by the loader with PID %u while this one "
+					"looked stopped: %s has no AQM now; stopping", a->dev,
+					(unsigned long long)ls->taken_netns, ls->taken_over, a->dev);
+			else if (ls->taken_over)
 				pr_warn("%s was taken over by the loader with PID %u: stopping and "
 					"leaving everything to it", a->dev, ls->taken_over);
 			else
@@ -422,6 +425,7 @@ static int attach_teardown(struct attach *a, int rc)
 	metrics_http_stop(a->prom);    /* its thread reads the pins: stop it first */
 	if (a->configured && a->ro.keep && !a->ls.taken_over) {
 		a->ls.sc.loader_pid = 0;
+		a->ls.sc.owner = 0;
 		bpf_map_update_elem(a->p.scan, &a->fp.c.slot, &a->ls.sc, BPF_ANY);
 	}
 	if (a->pins_open)
@@ -441,6 +445,11 @@ int cmd_attach(int argc, char **argv)
 
 	if (rc)
 		return rc;
+	/* from here a signal stops the loop before its first tick, and what
+	 * attach_load() did is undone by the teardown */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
 	if (attach_load(&a))
 		return attach_teardown(&a, 1);
 	return attach_teardown(&a, attach_run(&a));

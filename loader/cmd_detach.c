@@ -31,7 +31,14 @@ int detach_dev(const char *dev, __u32 ifindex)
 	tc_detach_filters(ifindex, dev);
 	tcx_detach(ifindex, dev);
 	afcd_qdisc_remove(ifindex);
-	if (have_pins && !config_delete_locked(&p, ifindex, &c)) {
+	/* a config of this ifindex written from another namespace is
+	 * another interface's (a loader evicted by a --takeover from there
+	 * stops through here): only this namespace's goes */
+	if (have_pins && !cfg_lookup(&p, ifindex, &c) && c.netns_cookie && netns_cookie() &&
+	    c.netns_cookie != netns_cookie())
+		pr_info("%s: ifindex %u's config is another network namespace's: left alone", dev,
+			ifindex);
+	else if (have_pins && !config_delete_locked(&p, ifindex, &c)) {
 		had_cfg = true;
 		if (c.flags & AFCD_F_FQ_INSTALLED)
 			fq_remove(ifindex);

@@ -172,16 +172,26 @@ bool cfg_any(struct pins *p)
 int cfg_check_netns(struct pins *p, __u32 ifindex, const char *dev, bool claim)
 {
 	struct afcd_config c;
-	__u64 mine = netns_cookie();
+	__u64 mine = netns_cookie(), age;
+	__u32 pid;
 
-	if (cfg_lookup(p, ifindex, &c) || !c.netns_cookie || !mine || c.netns_cookie == mine ||
-	    claim)
+	if (cfg_lookup(p, ifindex, &c) || !c.netns_cookie || !mine || c.netns_cookie == mine)
 		return 0;
-	pr_warn("ifindex %u (%s here) is configured from another network namespace (netns "
-		"cookie %llu, this one %llu) that shares %s: refusing to change or show it; "
-		"'afcd attach %s ... --takeover' claims it if that namespace is gone", ifindex,
-		dev, (unsigned long long)c.netns_cookie, (unsigned long long)mine, AFCD_PIN_DIR,
-		dev);
+	if (!claim) {
+		pr_warn("ifindex %u (%s here) is configured from another network namespace "
+			"(netns cookie %llu, this one %llu) that shares %s: refusing to change or "
+			"show it; 'afcd attach %s ... --takeover' claims it once its loader has "
+			"stopped", ifindex, dev, (unsigned long long)c.netns_cookie,
+			(unsigned long long)mine, AFCD_PIN_DIR, dev);
+		return -1;
+	}
+	if (!slot_owner(p, &c, &pid, &age))
+		return 0;
+	pr_warn("ifindex %u (%s here) is held by the afcd loader with PID %u (as its PID "
+		"namespace numbers it) in another network namespace (netns cookie %llu), which "
+		"scanned it %.1f s ago: --takeover claims an interface of another namespace only "
+		"from a loader that has stopped", ifindex, dev, pid,
+		(unsigned long long)c.netns_cookie, age / 1e9);
 	return -1;
 }
 
@@ -423,23 +433,44 @@ int config_write(struct pins *p, __u32 ifindex, struct afcd_config *c)
 	return err;
 }
 
-/* Is a live loader other than this process managing ifindex? Its PID in
- * *pid (the scan's loader_pid, checked with kill(pid, 0)). */
+/* Is process pid, as this PID namespace numbers it, an afcd? */
+static bool pid_is_afcd(__u32 pid)
+{
+	char path[32], comm[16] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = 0;
+	fclose(f);
+	return !strcmp(comm, "afcd\n");
+}
+
+bool slot_owner(struct pins *p, const struct afcd_config *c, __u32 *pid, __u64 *age_ns)
+{
+	struct afcd_scan sc;
+
+	if (c->slot >= AFCD_MAX_IFACES || bpf_map_lookup_elem(p->scan, &c->slot, &sc) ||
+	    !sc.loader_pid)
+		return false;
+	*pid = sc.loader_pid;
+	*age_ns = sc.heartbeat_ns && now_ns() > sc.heartbeat_ns ? now_ns() - sc.heartbeat_ns : 0;
+	return (sc.heartbeat_ns && *age_ns < AFCD_OWNER_STALE_NS) || pid_is_afcd(sc.loader_pid);
+}
+
 bool running_loader(__u32 ifindex, __u32 *pid)
 {
 	struct afcd_config c;
-	struct afcd_scan sc;
 	struct pins p;
 	bool live = false;
+	__u64 age;
 
 	if (pins_open(&p, true))
 		return false;
-	if (!cfg_lookup(&p, ifindex, &c) && c.slot < AFCD_MAX_IFACES &&
-	    !bpf_map_lookup_elem(p.scan, &c.slot, &sc) && sc.loader_pid &&
-	    sc.loader_pid != (__u32)getpid() && (kill((pid_t)sc.loader_pid, 0) == 0 || errno == EPERM)) {
-		*pid = sc.loader_pid;
-		live = true;
-	}
+	live = !cfg_lookup(&p, ifindex, &c) && slot_owner(&p, &c, pid, &age);
 	pins_close(&p);
 	return live;
 }

@@ -51,9 +51,10 @@ bool cfg_any(struct pins *p);
 
 /* Refuse (one line, -1) when ifindex's config was written from another
  * network namespace: the same ifindex there is another interface, and the
- * pins are shared. 0 when there is no config, or it is ours,
- * or either side's namespace is unknown, or claim is set (attach
- * --takeover: that namespace is gone, or the operator says so). */
+ * pins are shared. 0 when there is no config, or it is ours, or either
+ * side's namespace is unknown, or claim is set (attach --takeover) and
+ * the config's loader has stopped (slot_owner()): a live one keeps it,
+ * and the refusal names it. */
 int cfg_check_netns(struct pins *p, __u32 ifindex, const char *dev, bool claim);
 /* The same with the pins opened here; 0 when nothing is pinned. */
 int check_netns(__u32 ifindex, const char *dev, bool claim);
@@ -79,8 +80,19 @@ int config_delete_locked(struct pins *p, __u32 ifindex, struct afcd_config *old)
 typedef void (*flow_fn)(int fd, __u64 id, struct afcd_flow *f, void *arg);
 long flows_each(struct pins *p, __u32 ifindex, flow_fn fn, void *arg);
 
-/* Is a live loader other than this process managing ifindex? Its PID in
- * *pid (the scan's loader_pid, checked with kill(pid, 0)). */
+/* How long a slot's loader may go without a scan before it counts as
+ * stopped, whatever namespace it runs in: 40 scan periods. */
+#define AFCD_OWNER_STALE_NS (40 * AFCD_SCAN_PERIOD_NS)
+/* Does a live loader hold config c's slot (an attach asks before it
+ * claims one, so not itself)? Its
+ * PID in *pid (afcd_scan.loader_pid, as the loader's own PID namespace
+ * numbers it) and the age of its last scan in *age_ns (0: none). A loader
+ * lives while its scans are younger than AFCD_OWNER_STALE_NS (in any PID
+ * or network namespace) or, stalled (SIGSTOP), while a process of its PID
+ * named afcd runs in this PID namespace. One that stopped with --keep
+ * left loader_pid 0. */
+bool slot_owner(struct pins *p, const struct afcd_config *c, __u32 *pid, __u64 *age_ns);
+/* slot_owner() of ifindex's config, with the pins opened here. */
 bool running_loader(__u32 ifindex, __u32 *pid);
 
 #endif /* AFCD_PINS_H */

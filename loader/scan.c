@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -145,6 +147,18 @@ static void sample_auto(struct pins *p, __u32 ifindex, const struct afcd_config 
 	pins_unlock(lock);
 }
 
+void scan_claim_locked(struct pins *p, __u32 slot, struct loop_state *ls)
+{
+	if (bpf_map_lookup_elem(p->scan, &slot, &ls->sc))
+		memset(&ls->sc, 0, sizeof(ls->sc));
+	if (getrandom(&ls->sc.owner, sizeof(ls->sc.owner), 0) != sizeof(ls->sc.owner) ||
+	    !ls->sc.owner)
+		ls->sc.owner = now_ns() ^ ((__u64)getpid() << 32) ^ 1;
+	ls->sc.loader_pid = (__u32)getpid();
+	ls->sc.heartbeat_ns = now_ns();
+	bpf_map_update_elem(p->scan, &slot, &ls->sc, BPF_ANY);
+}
+
 /* One tick of the loop at time now: the refresh step (user mode), the
  * scan when due, the timer's watchdog (kernel mode). Returns the time to
  * the next tick, ns, or 0 when the interface lost its config. */
@@ -162,10 +176,12 @@ __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now)
 		const struct afcd_est *ep = &ls->e;
 		struct afcd_scan cur;
 
-		/* another loader took the interface over (attach --takeover) */
+		/* another loader took the interface over (attach --takeover;
+		 * from another namespace, while this one looked stopped) */
 		if (ls->last_scan_ns && !bpf_map_lookup_elem(p->scan, &c.slot, &cur) &&
-		    cur.loader_pid && cur.loader_pid != (__u32)getpid()) {
+		    cur.owner && cur.owner != ls->sc.owner) {
 			ls->taken_over = cur.loader_pid;
+			ls->taken_netns = c.netns_cookie != netns_cookie() ? c.netns_cookie : 0;
 			return 0;
 		}
 		if (watch_due(ls, now) && !watch(p, ifindex, ls, now))

@@ -40,6 +40,8 @@ struct loop_state {
 	__u64 last_scan_ns, last_gc_ns, last_arm_ns;   /* CLOCK_MONOTONIC */
 	unsigned long long rearms; /* watchdog re-arms of the timer */
 	__u32 taken_over;          /* PID of the loader that took the interface over */
+	__u64 taken_netns;         /* its network namespace's cookie when not ours (the
+				    * slot is then another interface's), else 0 */
 	char lost[224];            /* why the loader must stop: its pins or its program
 				    * went away ("" while all is well) */
 	__u64 last_check_ns;       /* last full check of the pins and the hook */
@@ -60,9 +62,16 @@ struct loop_state {
  * heartbeat is written for a program nobody can reach or that is not
  * attached.
  * Returns the time to the next tick, ns, or 0 when the interface lost its
- * config, was taken over (ls->taken_over set) or lost its pins or program
- * (ls->lost says which). */
+ * config, was taken over (another loader's token in its scan:
+ * ls->taken_over set) or lost its pins or program (ls->lost says which). */
 __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now);
+
+/* Claim slot's scan for this loader, pins_lock() held, right after its
+ * config is written: the scan so far into ls->sc (the counts of the loader
+ * before carry on), then this loader's PID and a fresh random token
+ * (afcd_scan.owner) written back at once, so that a loader this one takes
+ * over from finds it at its next scan. */
+void scan_claim_locked(struct pins *p, __u32 slot, struct loop_state *ls);
 
 /* Delete ifindex's flow state idle for more than idle_ns with no sample
  * left in the shadow buffer: in the kernel through the control program

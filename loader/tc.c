@@ -15,6 +15,7 @@
 #include <bpf/libbpf_version.h>
 
 #include "log.h"
+#include "sys.h"
 #include "tc.h"
 
 /* tcx needs libbpf >= 1.3 here (bpf_prog_query_opts' link_ids,
@@ -278,7 +279,8 @@ int tcx_attach(__u32 ifindex, const char *dev, int prog_fd)
 	char pin[128];
 	int fd, err;
 
-	snprintf(pin, sizeof(pin), AFCD_TCX_PIN_FMT, ifindex);
+	snprintf(pin, sizeof(pin), AFCD_TCX_PIN_FMT, (unsigned long long)netns_cookie(),
+		 ifindex);
 	fd = bpf_link_create(prog_fd, (int)ifindex, AFCD_TCX_EGRESS, NULL);
 	if (fd < 0) {
 		pr_warn("cannot attach to %s's tcx egress: %s", dev, strerror(-fd));
@@ -300,7 +302,8 @@ int tcx_detach(__u32 ifindex, const char *dev)
 	char pin[128];
 	int n, fd, err = 0;
 
-	snprintf(pin, sizeof(pin), AFCD_TCX_PIN_FMT, ifindex);
+	snprintf(pin, sizeof(pin), AFCD_TCX_PIN_FMT, (unsigned long long)netns_cookie(),
+		 ifindex);
 	fd = bpf_obj_get(pin);   /* ours, also in a build without tcx */
 	if (fd >= 0) {
 		bpf_link_detach(fd);

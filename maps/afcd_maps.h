@@ -57,10 +57,11 @@
 	FN(ifslot, "afcd_ifslot",   BPF_MAP_TYPE_ARRAY,         __u32, __u32)
 
 /* The pinned tcx link of an interface attached with `afcd attach --attach
- * tcx` (printf format, ifindex): it keeps the program attached after the
- * loader exits (--keep) and lets `afcd detach` remove it. Not a map, so
- * not in AFCD_PINS. */
-#define AFCD_TCX_PIN_FMT AFCD_PIN_DIR "/afcd_tcx_%u"
+ * tcx` (printf format: the network namespace's cookie, then the ifindex,
+ * which repeats across namespaces sharing the bpffs): it keeps the
+ * program attached after the loader exits (--keep) and lets `afcd
+ * detach` remove it. Not a map, so not in AFCD_PINS. */
+#define AFCD_TCX_PIN_FMT AFCD_PIN_DIR "/afcd_tcx_%llu_%u"
 
 /* The pinned struct_ops link of the qdisc backend's Qdisc_ops `afcd`
  * (bpf/afcd_qdisc.bpf.c): while it exists the qdisc kind is registered
@@ -499,8 +500,12 @@ struct afcd_scan {
 	__u32 loader_pid;       /* pid of the loader scanning this slot, 0 = none */
 	__u32 samples;          /* samples in the ring: sb_size once it is full, fewer
 				 * while a fresh slot fills (0: unknown, read as sb_size) */
+	__u64 owner;            /* the scanning loader's random token (getrandom(2) at
+				 * attach), unique where PIDs of two PID namespaces are
+				 * not: a loader whose token this is not has been taken
+				 * over; 0 = none */
 };
-_Static_assert(sizeof(struct afcd_scan) == 48, "afcd_scan ABI");
+_Static_assert(sizeof(struct afcd_scan) == 56, "afcd_scan ABI");
 
 /* ---- Refresh timer: map afcd_timer ----------------------------------------
  * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_timer: the BPF

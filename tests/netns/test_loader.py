@@ -640,6 +640,54 @@ def test_same_ifindex_in_another_netns_refused(pair):
     assert nslib.hooks(b, "v1") == []
 
 
+def test_takeover_from_another_netns_only_from_a_stopped_loader(pair, tmp_path):
+    """Expected result: namespaces a and b share the bpffs and an ifindex;
+    a's loader runs in a PID namespace of its own (so b cannot see its
+    PID). While it scans, b's `attach --takeover` is refused in one line
+    naming its PID and namespace, and a's config is unchanged. Stopped
+    (SIGSTOP) for longer than the scans' staleness bound (2 s), it counts as
+    stopped and b claims the slot; resumed, a's loader finds the slot
+    another namespace's and exits 1 saying its interface has no AQM now
+    (it exited 0 before, leaving everything to the intruder)."""
+    a, b = pair
+    log = str(tmp_path / "a.log")
+    p = start_loader(a, "v0", "rate", RATE, "--skip-fq-check", log=log,
+                     wrap=["unshare", "--pid", "--fork"])
+    child = int(nslib.sh(["pgrep", "-P", str(p.pid)]).stdout.split()[0])
+    try:
+        before = afcd_stats(a, "v0", flows=False, dt=0)["config"]
+        r = afcd(b, "attach", "v1", "rate", "5mbit", "--skip-fq-check", "--takeover",
+                 check=False)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        assert r.returncode == 1 and len(lines) == 1, r.stderr
+        assert "held by the afcd loader with PID 1 " in lines[0], lines
+        assert "another network namespace" in lines[0], lines
+        assert afcd_stats(a, "v0", flows=False, dt=0)["config"] == before
+        os.kill(child, signal.SIGSTOP)
+        time.sleep(2.3)
+        pb = start_loader(b, "v1", "rate", "5mbit", "--skip-fq-check", "--takeover")
+        try:
+            # the slot's estimate was a's: ready once b's own scan is there
+            deadline = time.time() + 15
+            while afcd_stats(b, "v1", flows=False, dt=0)["estimates"]["loader_pid"] != pb.pid:
+                assert time.time() < deadline and pb.poll() is None
+                time.sleep(0.05)
+            os.kill(child, signal.SIGCONT)
+            assert p.wait(timeout=10) == 1
+            text = open(log).read()
+            assert "claimed from another network namespace" in text, text
+            assert "has no AQM now" in text, text
+            assert pb.poll() is None
+        finally:
+            assert stop(pb) == 0
+    finally:
+        try:
+            os.kill(child, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+        stop(p)
+
+
 UDP_BURST = r"""
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
