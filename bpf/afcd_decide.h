@@ -58,6 +58,8 @@ struct afcd_in {
 			       * driven by the queue's sojourn against law_target
 			       * (afcd_codel_run_queue()) */
 	__u8  afd_drop;       /* algo afd: the coin says drop, p = (1 - m_fair/m_i)+ */
+	__u8  law_no_mark;    /* the law's verdict is a drop even for an ECT packet
+			       * under ecn on (afd above AFCD_AFD_MARK_MAX_Q16) */
 	__u8  stale;          /* no fresh estimate: the datapath's fallback was used */
 	__u8  mouse;          /* m_i <= 1: policed on the mice aggregate's clock */
 	__u16 maxpacket_len;  /* what the packet counts as in CoDel's maxpacket: len,
@@ -188,9 +190,10 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 		 * share: a flow with m_i above the water level, or (m_i <= 1) the
 		 * mice aggregate, one entity as for the policer below, so that a
 		 * sender that rotates ports or spoofs sources is judged as one */
-		__u32 m = m_i <= 1 ? fs->mice_samples : m_i;
+		__u32 m = m_i <= 1 ? fs->mice_samples : m_i, p = afcd_afd_drop_q16(fs->m_fair, m);
 
-		in->afd_drop = m > fs->waterline && rand16 < afcd_afd_drop_q16(fs->m_fair, m);
+		in->afd_drop = m > fs->waterline && rand16 < p;
+		in->law_no_mark = p > AFCD_AFD_MARK_MAX_Q16;
 		return;
 	}
 	if (in->traits & AFCD_T_GTARGET)
@@ -509,6 +512,15 @@ AFCD_INLINE int afcd_below_share(const struct afcd_in *in)
 	       in->target_i_ns == AFCD_TARGET_INF;
 }
 
+/* Does the drop law's verdict on packet in take the form of a CE mark
+ * (ecn on, an ECT packet, and a law that marks at this probability:
+ * AFD only up to AFCD_AFD_MARK_MAX_Q16) rather than a drop? Both
+ * backends ask it of every verdict of afcd_law(). */
+AFCD_INLINE int afcd_law_marks(const struct afcd_in *in)
+{
+	return in->ecn_on && in->ect && !in->law_no_mark;
+}
+
 /* The buffer's high-water mark (ecn on): 1 when an ECN-capable packet
  * that would wait sojourn_ns, more than half the horizon, is to be marked
  * whatever the law says, so that its sender slows before the horizon
@@ -682,7 +694,7 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 		if (afcd_flow_idle(in->now_ns, f->t_last_ns, in->interval_ns))
 			afcd_codel_reset_empty(&f->cv, &f->first_above_ns);
 		if (afcd_law(q, f, in, &e, afcd_tx_ns(maxpacket, in->rate_bps)))
-			verdict = (in->ecn_on && in->ect) ? AFCD_V_MARK : AFCD_V_DROP_AQM;
+			verdict = afcd_law_marks(in) ? AFCD_V_MARK : AFCD_V_DROP_AQM;
 	}
 	if (verdict == AFCD_V_PASS && afcd_high_water(in, f, e.sojourn_ns, &below)) {
 		verdict = AFCD_V_MARK;

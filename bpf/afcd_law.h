@@ -341,6 +341,16 @@ AFCD_INLINE __u32 afcd_afd_drop_q16(__u32 m_fair, __u32 m_i)
 	return (__u32)(AFCD_Q16_ONE - r);
 }
 
+/* The largest AFD drop probability at which an ECN-capable packet is
+ * CE-marked instead (Q16, 10 %): PIE's mark_ecnth (RFC 8033 sec. 5.1),
+ * the same bound for the same reason. AFD (Pan et al.) defines drops
+ * only; an entity that ignores its marks keeps its m_i where AFD marked
+ * it, so above the bound, where m_i > 1.11 m_fair, its packets are
+ * dropped as a Not-ECT entity's are: a flood that sets ECT and ignores
+ * CE is held like any other, and a responsive flow near its share, whose
+ * probability stays small, is marked. */
+#define AFCD_AFD_MARK_MAX_Q16 6554u
+
 /* The next output of a splitmix64 generator (Steele, Lea, Flood, "Fast
  * splittable pseudorandom number generators", OOPSLA 2014; the finaliser
  * constants of Vigna's public-domain splitmix64.c) with state *s: 32

@@ -385,7 +385,7 @@ __attribute__((noinline)) __u32 afcd_qdisc_judge(struct afcd_queue *q, struct af
 	if (!q || !in || !e)
 		return AFCD_V_PASS;
 	if (in->aqm && f && afcd_law(q, f, in, e, q->maxpacket_bytes)) {
-		if (in->ecn_on && in->ect && afcd_ce_owe(&f->ce_owed)) {
+		if (afcd_law_marks(in) && afcd_ce_owe(&f->ce_owed)) {
 			afcd_account(q, f, in, e, AFCD_V_MARK, 0);
 			return AFCD_V_MARK;
 		}

@@ -386,7 +386,9 @@ static void test_fair_gso_flood(void)
  * every packet and ignores its marks is held by the policer as a Not-ECT
  * one is: the 5 Mbit/s sender keeps at least 4 Mbit/s, the flood's packets
  * are marked within one lead past the policer's drop point (police_mark)
- * and dropped beyond it (police_drop). */
+ * and dropped beyond it (police_drop). Under AFD, whose probability for
+ * it is far above 10 %, it is dropped more than marked, and the sender
+ * keeps at least 4 Mbit/s too. */
 static void test_fair_ect_flood(void)
 {
 	static const __u32 algos[] = { AFCD_ALGO_AFCD, AFCD_ALGO_FALL };
@@ -406,6 +408,21 @@ static void test_fair_ect_flood(void)
 		CHECK(legit >= 4.0e6, "legit %.0f", legit);
 		CHECK(ol_q.stats[AFCD_S_POLICE_MARK] > 0, "no police marks");
 		CHECK(ol_q.stats[AFCD_S_POLICE_DROP] > 0, "no police drops");
+	}
+	/* AFD: the flood, three times its share, has a drop probability far
+	 * above the 10 % up to which AFD marks (AFCD_AFD_MARK_MAX_Q16): it is
+	 * dropped, not marked (before: marked only, legit 1.88 in the VM) */
+	legit_pair(src, 1514);
+	src[1].s.ecn = 2;
+	{
+		double legit = open_loop(AFCD_ALGO_AFD, AFCD_F_ECN, src, 2);
+
+		printf("    %-28s legit Mbit/s: afd %.2f (law marks %llu, drops %llu)\n",
+		       "ECT flood 1.5x, ecn on", legit / 1e6,
+		       (unsigned long long)ol_q.stats[AFCD_S_ECN_MARK],
+		       (unsigned long long)ol_q.stats[AFCD_S_AQM_DROP]);
+		CHECK(legit >= 4.0e6, "afd legit %.0f", legit);
+		CHECK(ol_q.stats[AFCD_S_AQM_DROP] > ol_q.stats[AFCD_S_ECN_MARK], "afd marked the flood");
 	}
 }
 
@@ -452,7 +469,9 @@ static void test_afd_baseline(void)
  * / N (the mice as one entity) while the queue
  * is above target: the 5 Mbit/s sender keeps at least 4 Mbit/s of the 10
  * (before the fallback policer, against one 5-tuple: 3.4 and 0.0). Drop-tail has no such
- * guarantee (2.6, 0.0, 2.6). */
+ * guarantee (2.6, 0.0, 2.6). The afd baseline, which has no policer,
+ * falls back to m_fair = sb_size / N and is never below drop-tail
+ * (measured 3.4-3.5 against 2.6, 0.24 against 0.0). */
 static void test_fallback_guarantee(void)
 {
 	static const struct { const char *what; int rotate, len, frame; } c[] = {
@@ -473,10 +492,13 @@ static void test_fallback_guarantee(void)
 		double fall = legit_vs(AFCD_ALGO_FALL, AFCD_F_POLICE, c[i].rotate, c[i].len,
 				       c[i].frame, 0);
 
-		printf("    stale: %-22s legit Mbit/s: droptail %.2f  afcd %.2f  fall %.2f\n",
-		       c[i].what, dt / 1e6, afcd / 1e6, fall / 1e6);
+		double afd = legit_vs(AFCD_ALGO_AFD, 0, c[i].rotate, c[i].len, c[i].frame, 0);
+
+		printf("    stale: %-22s legit Mbit/s: droptail %.2f  afcd %.2f  fall %.2f  afd %.2f\n",
+		       c[i].what, dt / 1e6, afcd / 1e6, fall / 1e6, afd / 1e6);
 		CHECK(afcd >= 4.0e6, "%s: afcd %.0f", c[i].what, afcd);
 		CHECK(fall >= 4.0e6, "%s: fall %.0f", c[i].what, fall);
+		CHECK(afd >= dt, "%s: afd %.0f below drop-tail's %.0f", c[i].what, afd, dt);
 	}
 	ol_stale = 0;
 }

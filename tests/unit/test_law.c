@@ -244,6 +244,33 @@ static void test_afd_probability(void)
 	CHECK_EQ(afcd_afd_drop_q16(1, 4096), 65536 - 16);
 }
 
+/* Expected result: under ecn on, AFD's verdict on an ECT packet is a CE
+ * mark while its entity's drop probability is at most 10 % (PIE's
+ * mark_ecnth; m_i 105 against m_fair 100: 4.8 %), and a drop above it
+ * (m_i 300: 67 %), so that an ECT flood that ignores its marks is dropped
+ * as a Not-ECT one is; a Not-ECT packet is never marked. */
+static void test_afd_ecn_marks_near_share_only(void)
+{
+	struct afcd_config c = cfg(AFCD_ALGO_AFD, 10000000ULL);
+	struct afcd_fair fs = { .m_fair = 100, .waterline = 100 };
+	static const struct { __u32 m_i; int ect, drop, marks; } k[] = {
+		{ 105, 1, 1, 1 }, { 111, 1, 1, 1 }, { 112, 1, 1, 0 }, { 300, 1, 1, 0 },
+		{ 105, 0, 1, 0 }, { 100, 1, 0, 1 },
+	};
+	struct afcd_in in;
+	unsigned i;
+
+	c.flags |= AFCD_F_ECN;
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		memset(&in, 0, sizeof(in));
+		afcd_in_init(&c, 1000, 1500, &in);
+		in.ect = (__u8)k[i].ect;
+		afcd_inputs(&c, &fs, k[i].m_i, 0, &in);      /* rand16 0: the coin drops if p > 0 */
+		CHECK_EQ(in.afd_drop, k[i].drop);
+		CHECK_EQ(afcd_law_marks(&in), k[i].marks);
+	}
+}
+
 /* The policer: at or below the fair rate a flow never builds a lead; far
  * above it, it is held to the fair rate plus one lead's worth. */
 static void test_police_law(void)
@@ -2049,6 +2076,7 @@ int main(int argc, char **argv)
 	TEST(test_codel_resume);
 	TEST(test_target_i_fixed_point);
 	TEST(test_afd_probability);
+	TEST(test_afd_ecn_marks_near_share_only);
 	TEST(test_police_law);
 	TEST(test_fair_now_fallback);
 	TEST(test_fall_fallback_cached);
