@@ -21,6 +21,7 @@
 struct conn {
 	bool used;
 	bool evicted;            /* shut down by us; MHD closes it at its next poll */
+	bool spoke;              /* a request line has arrived on it (MHD's URI log) */
 	int fd;
 	struct in_addr addr;     /* the client's address */
 	uint64_t since_ns;       /* start of the request in progress: the connection's
@@ -52,9 +53,19 @@ static void evict(struct conn *k)
 	k->evicted = true;
 }
 
+/* May connection k be closed for a bound at now: past METRICS_GRACE_MS,
+ * or past METRICS_SILENT_MS without a request line (a connection held
+ * open in silence, as in a connect burst, whose members would otherwise
+ * fill the table for the whole grace while a scraper waits behind them in
+ * the listen queue)? */
+static bool closable(const struct conn *k, uint64_t now)
+{
+	return now - k->since_ns >= METRICS_GRACE_MS * 1000000ULL ||
+	       (!k->spoke && now - k->since_ns >= METRICS_SILENT_MS * 1000000ULL);
+}
+
 /* Of the live connections from addr (any address when addr is NULL): how
- * many there are, in *n, and the oldest one past METRICS_GRACE_MS at now,
- * or NULL. */
+ * many there are, in *n, and the oldest closable() one at now, or NULL. */
 static struct conn *oldest(struct metrics_http *m, const struct in_addr *addr, uint64_t now,
 			   unsigned *n)
 {
@@ -68,7 +79,7 @@ static struct conn *oldest(struct metrics_http *m, const struct in_addr *addr, u
 		if (!k->used || k->evicted || (addr && k->addr.s_addr != addr->s_addr))
 			continue;
 		(*n)++;
-		if (now - k->since_ns < METRICS_GRACE_MS * 1000000ULL)
+		if (!closable(k, now))
 			continue;
 		if (!o || k->since_ns < o->since_ns)
 			o = k;
@@ -126,6 +137,18 @@ static void notify(void *cls, struct MHD_Connection *c, void **socket_context,
 	*socket_context = k;
 	bound(m, &k->addr, METRICS_MAX_PER_IP, now);
 	bound(m, NULL, METRICS_MAX_CONNS, now);
+}
+
+/* MHD's URI log callback, called when a request line has arrived: the
+ * connection is no longer silent. */
+static void *spoke(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	if (ci && ci->socket_context)
+		((struct conn *)ci->socket_context)->spoke = true;
+	return NULL;
 }
 
 /* Close every connection whose request has taken longer than
@@ -253,6 +276,7 @@ struct metrics_http *metrics_http_start(const char *addr, int port, metrics_rend
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_TRACKED,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_TIMEOUT_S,
 				MHD_OPTION_NOTIFY_CONNECTION, notify, m,
+				MHD_OPTION_URI_LOG_CALLBACK, spoke, m,
 				MHD_OPTION_END);
 	if (!m->d) {
 		snprintf(err, errlen, "prometheus: cannot listen on %s:%d: %s", addr, port,

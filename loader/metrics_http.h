@@ -9,7 +9,10 @@
  * METRICS_GRACE_MS is closed, never a younger one, so connections held
  * open cannot keep a scraper out and a burst of new ones cannot close a
  * scraper's before its request is read (a bound is exceeded for at most
- * the grace; METRICS_TRACKED is the hard limit). In time: each request
+ * the grace; METRICS_TRACKED is the hard limit). A connection on which no
+ * request line has come for METRICS_SILENT_MS has no grace: a burst of
+ * silent connects is closed as fast as it is accepted, and a scraper's,
+ * queued behind it, finds room. In time: each request
  * must arrive whole within METRICS_REQUEST_S of the connection's start or
  * of the previous answer, however slowly it trickles in.
  */
@@ -22,6 +25,7 @@
 #define METRICS_MAX_CONNS       16  /* open connections in all (the oldest goes first) */
 #define METRICS_MAX_PER_IP       4  /* open connections from one address (ditto) */
 #define METRICS_GRACE_MS       500  /* a connection this young is never closed for a bound, ms */
+#define METRICS_SILENT_MS       20  /* ... unless no request line came on it for this long, ms */
 #define METRICS_TRACKED        256  /* libmicrohttpd's own limit: refused beyond it */
 #define METRICS_TIMEOUT_S        2  /* no byte for this long closes a connection, s */
 #define METRICS_REQUEST_S        2  /* a request must be whole within this, s */

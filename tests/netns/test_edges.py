@@ -159,6 +159,55 @@ def test_prometheus_slow_clients_cannot_starve_a_scrape(pair, nslow):
         stop(p)
 
 
+BURST = r"""
+import resource, socket, sys, time, urllib.request
+port, n = int(sys.argv[1]), int(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_NOFILE, (n + 256, n + 256))
+held = []
+for _ in range(n):                  # silent: connected, nothing sent, kept open
+    s = socket.socket()
+    s.setblocking(False)
+    try:
+        s.connect(("127.0.0.1", port))
+    except BlockingIOError:
+        pass
+    held.append(s)
+ok = bad = 0
+worst = 0.0
+t_end = time.time() + 4
+while time.time() < t_end:
+    t0 = time.time()
+    try:
+        urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=2).read()
+        ok += 1
+        worst = max(worst, time.time() - t0)
+    except Exception:
+        bad += 1
+    time.sleep(0.2)
+print(ok, bad, "%.3f" % worst)
+"""
+
+
+def test_prometheus_survives_a_connect_burst(pair):
+    """Expected result: right after 2,000 connections opened at once and
+    held open without a byte (more than the 256 the endpoint tracks),
+    every scrape in the next 4 s is answered within its 2 s timeout (the
+    burst's connections wait their turn in the listen queue ahead of the
+    scraper's; before, one scrape right after the burst timed out)."""
+    a, _ = pair
+    port = 9700 + os.getpid() % 100
+    p = start_loader(a, "v0", "rate", RATE, "--skip-fq-check", "--prometheus", port)
+    try:
+        in_ns(a, ["ip", "link", "set", "lo", "up"])
+        out = in_ns(a, ["python3", "-c", BURST, str(port), "2000"], timeout=60).stdout
+        ok, bad, worst = out.split()
+        print("\n    after the burst: %s scrapes answered (worst %s s), %s failed" % (ok, worst, bad))
+        assert int(ok) >= 5 and int(bad) == 0, out
+        assert p.poll() is None
+    finally:
+        stop(p)
+
+
 def test_prometheus_pipelined_requests_answered(pair):
     """Expected result: four GETs pipelined on one connection get four
     answers, in order, none of them closing the connection (HTTP/1.1

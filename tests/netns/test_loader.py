@@ -480,6 +480,47 @@ def test_config_file_and_flags_override(pair, tmp_path):
         assert r.returncode != 0 and len(lines) == 1, r.stderr
         assert "bad.conf:%d" % line in lines[0] and word in lines[0], lines[0]
         assert (tc_state(a, "v0"), nslib.pins()) == before
+    # a file that never ends (/dev/zero), one too large, one that cannot
+    # be read (a directory): one error at once, nothing attached (before:
+    # /dev/zero was read until memory ran out, and a read error was taken
+    # for the end of the file)
+    big = tmp_path / "big.conf"
+    big.write_text("# padding\n" * 7000 + "rate 100mbit\n")
+    for path, word in (("/dev/zero", "larger than 65536 bytes"), (big, "larger than"),
+                       (tmp_path, "read error")):
+        r = afcd(a, "attach", "v0", "-c", path, "--skip-fq-check", check=False, timeout=10)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        assert r.returncode != 0 and len(lines) == 1 and word in lines[0], r.stderr
+        assert (tc_state(a, "v0"), nslib.pins()) == before
+
+
+MANY_FLOWS = r"""
+import socket, sys
+for i in range(int(sys.argv[1])):           # one datagram from each source port
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("198.18.0.1", 10000 + i))
+    s.sendto(b"x", ("198.18.0.2", 9))
+    s.close()
+"""
+
+
+def test_stats_json_of_many_flows_streamed(pair):
+    """Expected result: `stats -j --flows -k 100000` over 30,000 live
+    flows prints one JSON object with every one of them and peaks below
+    48 MB (the flows are written one at a time; built as one JSON tree
+    they took 114 MB here, 243 MB at 65,536 flows)."""
+    a, b = pair
+    hand_attach(a, "v0")
+    afcd(a, "set", "v0", "rate", "10gbit")
+    in_ns(a, ["ping", "-c", "1", "-W", "1", "198.18.0.2"])
+    in_ns(a, ["python3", "-c", MANY_FLOWS, "30000"], timeout=120)
+    r = in_ns(a, ["/usr/bin/time", "-f", "%M", nslib.AFCD, "stats", "v0", "-j", "--flows", "-k",
+                  "100000", "--dt", "0"], timeout=60)
+    flows = json.loads(r.stdout)["flows"]
+    maxrss_kb = int(r.stderr.strip().splitlines()[-1])
+    print("\n    %d flows, peak %.1f MB" % (len(flows), maxrss_kb / 1024))
+    assert len(flows) >= 30000
+    assert maxrss_kb < 48 * 1024, maxrss_kb
 
 
 def test_afcd_top_names_real_flows(pair):
