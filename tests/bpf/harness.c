@@ -303,6 +303,46 @@ int setup_netns(void)
 	return 0;
 }
 
+/* The shadow buffer's books, read back from the maps: every flow's count
+ * in afcd_sb_count equals its slots in the ring and its entry's m_i, the
+ * histogram counts each flow once at its count, N is the flows counted,
+ * and the ring holds sb_size samples once full. Returns the slots held by
+ * flow a (its samples; 0 for a NULL a). */
+__u32 ring_books(__u32 sb_size, const struct pkt_spec *a)
+{
+	static struct afcd_sb_ring ring;
+	static struct afcd_sb_hist h;
+	struct afcd_flow_key ka = {0}, k, next, *prev = NULL;
+	__u32 slot = slot_of(1), i, in_ring = 0, of_a = 0, c, n = 0, hist_n = 0;
+
+	if (a)
+		ka = key_of(a, 1);
+	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_sb_ring, &slot, 4, &ring, sizeof(ring), 0),
+	      "ring");
+	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_sb_hist, &slot, 4, &h, sizeof(h), 0), "hist");
+	for (i = 0; i < sb_size; i++) {
+		in_ring += ring.slot[i].ifindex != 0;
+		of_a += a && !memcmp(&ring.slot[i], &ka, sizeof(ka));
+	}
+	while (!bpf_map__get_next_key(skel->maps.afcd_sb_count, prev, &next, sizeof(next))) {
+		__u32 slots = 0;
+
+		k = next;
+		prev = &k;
+		CHECK(!bpf_map__lookup_elem(skel->maps.afcd_sb_count, &k, sizeof(k), &c, 4, 0),
+		      "count");
+		for (i = 0; i < sb_size; i++)
+			slots += !memcmp(&ring.slot[i], &k, sizeof(k));
+		CHECK_EQ(c, slots);
+		n++;
+	}
+	for (i = 1; i <= AFCD_SB_SIZE_MAX; i++)
+		hist_n += h.n[i];
+	CHECK_EQ(hist_n, n);
+	CHECK_EQ(get_queue(1).n_active, n);
+	return of_a;
+}
+
 /* ---- Control program: refresh step, timer, GC ------------------------------ */
 
 struct afcd_ctl_bpf *ctl;

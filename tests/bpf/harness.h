@@ -91,6 +91,10 @@ struct afcd_flow_key key_of(const struct pkt_spec *s, __u32 ifindex);
 __u64 flow_id_of(const struct pkt_spec *s, __u32 ifindex);
 int get_flow(const struct pkt_spec *s, __u32 ifindex, struct afcd_flow *f);
 __u32 map_count(struct bpf_map *m);
+/* The shadow buffer's books checked (each entity's count in afcd_sb_count
+ * is its slots in the ring, the histogram and N count each once): the
+ * slots of flow a (0 for NULL). */
+__u32 ring_books(__u32 sb_size, const struct pkt_spec *a);
 /* n packets of flow a 10 us apart from *now, each one a sample. */
 void fill_samples(const struct pkt_spec *a, int n, __u64 *now);
 /* Move into a private network namespace with a veth pair: 0, or -1. */

@@ -133,6 +133,10 @@ static void fuzz_algo(__u32 algo, long n)
 			next_refresh += c.update_period_ns;
 		}
 		set_now(now);
+		/* one frame in eight a GSO/GRO aggregate of up to 64 KiB on the
+		 * wire: its samples a run of ring slots */
+		if (fz_rand() % 8 == 0)
+			next_wire_len = (__u32)len + fz_rand() % (65536 - (__u32)len + 1);
 		v = run_if(buf, len, 1, &o);
 		if (v == TC_ACT_OK) {
 			ok++;
@@ -156,6 +160,7 @@ static void fuzz_algo(__u32 algo, long n)
 	      (unsigned long long)q.stats[AFCD_S_AQM_DROP]);
 	CHECK(q.t_last_ns <= now + c.horizon_ns, "clock %lld ns ahead",
 	      (long long)(q.t_last_ns - now));
+	ring_books(c.sb_size, NULL);
 	printf("    %-8s %ld frames: %llu passed (%llu marked), %llu dropped (%llu overlimit), "
 	       "%llu parse errors, %llu non-IP\n", afcd_algo_name(algo), n, (unsigned long long)ok,
 	       (unsigned long long)(q.stats[AFCD_S_ECN_MARK] + q.stats[AFCD_S_CE_THRESHOLD_MARK]),
@@ -168,8 +173,10 @@ static void fuzz_algo(__u32 algo, long n)
 /* Expected result: for each algorithm, AFCD_FUZZ_N (10^5) mutated frames
  * leave PASSED equal to the frames admitted and the drop counters equal to
  * the frames dropped, every admitted tstamp within [now, now + horizon],
- * the queue's clock at most a horizon ahead, and admitted frames unchanged
- * but for valid CE marks (IPv4 checksum verifies). */
+ * the queue's clock at most a horizon ahead, admitted frames unchanged
+ * but for valid CE marks (IPv4 checksum verifies), and the shadow
+ * buffer's books consistent (one frame in eight an aggregate of up to 64
+ * KiB on the wire). */
 static void test_fuzz_all_algos(void)
 {
 	const char *e = getenv("AFCD_FUZZ_N");

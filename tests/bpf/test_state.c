@@ -292,44 +292,6 @@ static void test_sampling_is_byte_weighted(void)
 	unload();
 }
 
-/* The shadow buffer's books, read back from the maps: every flow's count
- * in afcd_sb_count equals its slots in the ring and its entry's m_i, the
- * histogram counts each flow once at its count, N is the flows counted,
- * and the ring holds sb_size samples once full. Returns the slots held by
- * key a (its samples). */
-static __u32 check_ring_books(__u32 sb_size, const struct pkt_spec *a)
-{
-	static struct afcd_sb_ring ring;
-	static struct afcd_sb_hist h;
-	struct afcd_flow_key ka = key_of(a, 1), k, next, *prev = NULL;
-	__u32 slot = slot_of(1), i, in_ring = 0, of_a = 0, c, n = 0, hist_n = 0;
-
-	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_sb_ring, &slot, 4, &ring, sizeof(ring), 0),
-	      "ring");
-	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_sb_hist, &slot, 4, &h, sizeof(h), 0), "hist");
-	for (i = 0; i < sb_size; i++) {
-		in_ring += ring.slot[i].ifindex != 0;
-		of_a += !memcmp(&ring.slot[i], &ka, sizeof(ka));
-	}
-	while (!bpf_map__get_next_key(skel->maps.afcd_sb_count, prev, &next, sizeof(next))) {
-		__u32 slots = 0;
-
-		k = next;
-		prev = &k;
-		CHECK(!bpf_map__lookup_elem(skel->maps.afcd_sb_count, &k, sizeof(k), &c, 4, 0),
-		      "count");
-		for (i = 0; i < sb_size; i++)
-			slots += !memcmp(&ring.slot[i], &k, sizeof(k));
-		CHECK_EQ(c, slots);
-		n++;
-	}
-	for (i = 1; i <= AFCD_SB_SIZE_MAX; i++)
-		hist_n += h.n[i];
-	CHECK_EQ(hist_n, n);
-	CHECK_EQ(get_queue(1).n_active, n);
-	return of_a;
-}
-
 /* Expected result: a GSO/GRO aggregate of n segments weighs what its n
  * segments would (afcd_sample_count()): with sample_bytes one segment's
  * wire length, aggregates of 2 to 45 segments of flow A give it exactly
@@ -364,7 +326,7 @@ static void test_gso_aggregate_weighs_its_segments(void)
 	/* CoDel's maxpacket: a segment (at most mtu_bytes), not 63 kB */
 	CHECK_EQ(get_queue(1).maxpacket_bytes, c.mtu_bytes);
 	CHECK_EQ(get_queue(1).astats[AFCD_A_SAMPLED_BYTES], total * 1400);
-	CHECK_EQ(check_ring_books(c.sb_size, &a), total);
+	CHECK_EQ(ring_books(c.sb_size, &a), total);
 	/* B, 200 single frames: the ring (256) wraps, A's oldest runs leave */
 	for (j = 0; j < 200; j++) {
 		set_now(now += 10 * US);
@@ -373,7 +335,7 @@ static void test_gso_aggregate_weighs_its_segments(void)
 	CHECK(!get_flow(&a, 1, &fa) && !get_flow(&b, 1, &fb), "flows");
 	CHECK_EQ(fb.m_i, 200);
 	CHECK_EQ(fa.m_i, 256 - 200);
-	of_a = check_ring_books(c.sb_size, &a);
+	of_a = ring_books(c.sb_size, &a);
 	CHECK_EQ(of_a, fa.m_i);
 	/* A again, three 45-segment aggregates (135 slots from slot 46, where
 	 * A's 56 oldest left start): they overwrite A's own run and 79 of B's */
@@ -385,7 +347,7 @@ static void test_gso_aggregate_weighs_its_segments(void)
 	CHECK(!get_flow(&a, 1, &fa) && !get_flow(&b, 1, &fb), "flows");
 	CHECK_EQ(fa.m_i, 135);
 	CHECK_EQ(fb.m_i, 121);
-	CHECK_EQ(check_ring_books(c.sb_size, &a), fa.m_i);
+	CHECK_EQ(ring_books(c.sb_size, &a), fa.m_i);
 	/* two more (90 slots from slot 181): across the end of the ring */
 	for (j = 0; j < 2; j++) {
 		set_now(now += 10 * US);
@@ -395,7 +357,7 @@ static void test_gso_aggregate_weighs_its_segments(void)
 	CHECK(!get_flow(&a, 1, &fa) && !get_flow(&b, 1, &fb), "flows");
 	CHECK_EQ(fa.m_i, 225);
 	CHECK_EQ(fb.m_i, 31);
-	CHECK_EQ(check_ring_books(c.sb_size, &a), fa.m_i);
+	CHECK_EQ(ring_books(c.sb_size, &a), fa.m_i);
 	/* an aggregate longer than the ring takes the ring, no more */
 	c.sample_bytes = 100;
 	set_cfg(1, &c);
@@ -404,7 +366,7 @@ static void test_gso_aggregate_weighs_its_segments(void)
 	CHECK_EQ(run(&b, NULL), TC_ACT_OK);
 	CHECK(!get_flow(&b, 1, &fb), "b");
 	CHECK_EQ(fb.m_i, 256);
-	CHECK_EQ(check_ring_books(c.sb_size, &a), 0);
+	CHECK_EQ(ring_books(c.sb_size, &a), 0);
 	unload();
 }
 
