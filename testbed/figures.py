@@ -75,25 +75,34 @@ def k_of(rate_mbit):
 class Check:
     """A premise (the baseline shows the problem the figure is about), a
     claim (what the text says of it) or a report (printed, not judged).
-    roles: which of AFCD / FaLL it speaks of, so it is judged once per
+    roles: which of AFCD / FaLL its numbers use, so it is judged once per
     variant (the text's algorithm, the project's); () once for both.
-    fn(M, V) -> (ok or None, numbers): M a judge.Metrics, V the variant's
-    role -> scheme map."""
+    own: the claim is about the variant's algorithm (AFCD or FaLL), and
+    only such claims decide the variant's verdict; a claim about the
+    baselines (DT, RED, CoDel, AFQ, SFB, DCTCP) is reported on its own line
+    even where its threshold uses the variant's numbers. needs: the id of
+    the premise the claim depends on (None: judged whatever the premises
+    say). fn(M, V) -> (outcome, numbers): outcome True, False, TIE (within
+    the tie margin) or None (its data missing); M a judge.Metrics, V the
+    variant's role -> scheme map."""
 
-    def __init__(self, kind, cid, quote, fn, roles=()):
+    def __init__(self, kind, cid, quote, fn, roles=(), own=None, needs=None):
         self.kind, self.id, self.quote, self.fn, self.roles = kind, cid, quote, fn, tuple(roles)
+        self.own = bool(roles) if own is None else own
+        self.needs = needs
 
 
 def premise(cid, quote, fn):
-    return Check("premise", cid, quote, fn)
+    return Check("premise", cid, quote, fn, own=False)
 
 
-def claim(cid, quote, fn, roles=()):
-    return Check("claim", cid, quote, fn, roles)
+def claim(cid, quote, fn, roles=(), own=None, needs=None):
+    """A claim; own defaults to whether it names AFCD or FaLL (roles)."""
+    return Check("claim", cid, quote, fn, roles, own, needs)
 
 
 def report(cid, quote, fn, roles=()):
-    return Check("report", cid, quote, fn, roles)
+    return Check("report", cid, quote, fn, roles, own=False)
 
 
 class Figure:
@@ -241,18 +250,29 @@ def ratio_ge(M, s, metric, thr, what=None):
     return v >= thr, "%s %s %s (asked >= %s)" % (s, what or metric, _fmt(v), _fmt(thr))
 
 
+# A check's outcome when its scheme is within the tie margin of another
+# (REPRODUCTION.md: TIE within a printed margin, never a rounded PASS).
+TIE = "tie"
+
+
 def all_of(*parts):
-    """Combine (ok, text) results: None if any is None, else all ok."""
+    """Combine (outcome, text) results, a conjunction: False if any is
+    False, else None if any is None, else TIE if any is TIE, else True."""
     oks = [p[0] for p in parts]
     txt = "; ".join(p[1] for p in parts)
+    if any(o is False for o in oks):
+        return False, txt
     if any(o is None for o in oks):
         return None, txt
-    return all(oks), txt
+    if any(o == TIE for o in oks):
+        return TIE, txt
+    return True, txt
 
 
-def top_k(M, metric, members, schemes, k=2, tie=0.0, higher=True):
+def top_k(M, metric, members, schemes, k=2, tie=0.0, partners=(), higher=True):
     """Are all of members among the k best of schemes by metric (ties
-    within max(tie, 2 x pooled sd) counted in)?"""
+    within max(tie, 2 x pooled sd) counted in)? partners: the schemes the
+    text names beside them among the k (the claim is split per scheme)."""
     vals = {s: M.mean(s, metric) for s in schemes}
     if any(vals.get(m) is None for m in members):
         return None, "%s: missing %s" % (metric, [m for m in members if vals.get(m) is None])
@@ -303,20 +323,20 @@ _add(Figure(
                                     ratio_ge(M, "kcodel", "ratio:cubic/sack", 1.3))),
         claim("AFQ fair", "AFQ and AFCD ... almost the same throughput",
               lambda M, V: ratio_le(M, "afd", "ratio:cubic/sack",
-                                    max(1.30, (M.mean("fq_codel", "ratio:cubic/sack") or 0)
-                                        + 0.05))),
+                                    max(1.30, M.mean("fq_codel", "ratio:cubic/sack")
+                                        + 0.05)), needs="unfair baselines"),
         claim("AFCD fair", "AFQ and AFCD ... almost the same throughput",
               lambda M, V: ratio_le(M, V["AFCD"], "ratio:cubic/sack",
-                                    max(1.30, (M.mean("fq_codel", "ratio:cubic/sack") or 0)
-                                        + 0.05)), roles=["AFCD"]),
+                                    max(1.30, M.mean("fq_codel", "ratio:cubic/sack")
+                                        + 0.05)), roles=["AFCD"], needs="unfair baselines"),
         claim("SFB in between", "SFB alleviates unfairness a little, but TCP-SACK still gets "
               "much less throughput",
               lambda M, V: all_of(
                   ratio_le(M, "sfb", "ratio:cubic/sack",
-                           (M.mean("pfifo", "ratio:cubic/sack") or 0) - 0.2),
+                           M.mean("pfifo", "ratio:cubic/sack") - 0.2),
                   ratio_ge(M, "sfb", "ratio:cubic/sack",
-                           (M.mean(V["AFCD"], "ratio:cubic/sack") or 0) + 0.1)),
-              roles=["AFCD"]),
+                           M.mean(V["AFCD"], "ratio:cubic/sack") + 0.1)),
+              roles=["AFCD"], own=False, needs="unfair baselines"),
         claim("delay DT", "DT creates extremely high queuing delay",
               lambda M, V: ratio_ge(M, "pfifo", "delay_p99", 60.0, "delay p99 (ms)")),
         claim("delay RED SFB AFQ", "RED, SFB, and AFQ all create a queuing delay larger than 15ms",
@@ -324,7 +344,7 @@ _add(Figure(
                                     for s in ("red", "sfb", "afd")])),
         claim("delay AFCD", "CoDel and AFCD show an extremely low queuing delay",
               lambda M, V: ratio_le(M, V["AFCD"], "delay_p99",
-                                    (M.mean("kcodel", "delay_p99") or 0) + 2.0,
+                                    M.mean("kcodel", "delay_p99") + 2.0,
                                     "delay p99 (ms), kcodel's + 2"), roles=["AFCD"]),
         report("below 1 ms", "CoDel and AFCD ... less than 1ms (not testable at sub-ms "
                "resolution here: timers fire 0.2-3 ms late under TCG)",
@@ -348,19 +368,21 @@ _add(Figure(
                 lambda M, V: all_of(ratio_ge(M, "pfifo", "cwnd_ratio", 1.5),
                                     ratio_ge(M, "kcodel", "cwnd_ratio", 1.3))),
         claim("AFQ cwnd fair", "AFQ ... treats CUBIC and TCP-SACK fairly",
-              lambda M, V: ratio_le(M, "afd", "cwnd_ratio", 1.3)),
+              lambda M, V: ratio_le(M, "afd", "cwnd_ratio", 1.3), needs="cwnd unfair"),
         claim("AFCD cwnd fair", "AFCD makes approximated fair between two different TCP flows",
-              lambda M, V: ratio_le(M, V["AFCD"], "cwnd_ratio", 1.3), roles=["AFCD"]),
+              lambda M, V: ratio_le(M, V["AFCD"], "cwnd_ratio", 1.3), roles=["AFCD"],
+              needs="cwnd unfair"),
         claim("DT RTT", "DT makes ... a very high queuing delay",
               lambda M, V: ratio_ge(M, "pfifo", "srtt_p90", 60.0, "srtt - base, p90 (ms)")),
         claim("AFCD RTT", "AFCD makes ... low queuing delay",
               lambda M, V: ratio_le(M, V["AFCD"], "srtt_p90",
-                                    (M.mean("kcodel", "srtt_p90") or 0) + 3.0,
+                                    M.mean("kcodel", "srtt_p90") + 3.0,
                                     "srtt - base, p90 (ms), kcodel's + 3"), roles=["AFCD"]),
         claim("AFQ some delay", "AFQ makes some queuing delay",
               lambda M, V: ratio_ge(M, "afd", "srtt_p90",
-                                    (M.mean(V["AFCD"], "srtt_p90") or 0) + 5.0,
-                                    "srtt - base, p90 (ms), AFCD's + 5"), roles=["AFCD"]),
+                                    M.mean(V["AFCD"], "srtt_p90") + 5.0,
+                                    "srtt - base, p90 (ms), AFCD's + 5"), roles=["AFCD"],
+              own=False),
     ],
     rate_notes="windows are 50-286x smaller than at 10 Gb/s (BDP marked in the plot)"))
 
@@ -377,21 +399,23 @@ _add(Figure(
                                       for s in ("pfifo", "red", "kcodel")])),
         claim("SFB fair", "SFB ... make fairness between CUBIC and UDP",
               lambda M, V: all_of(ratio_ge(M, "sfb", "share:cubic", 0.40, "CUBIC / R"),
-                                  ratio_ge(M, "sfb", "share:udp", 0.40, "UDP / R"))),
+                                  ratio_ge(M, "sfb", "share:udp", 0.40, "UDP / R")),
+              needs="CUBIC starved"),
         claim("AFQ fair", "AFQ ... make fairness between CUBIC and UDP",
               lambda M, V: all_of(ratio_ge(M, "afd", "share:cubic", 0.40, "CUBIC / R"),
-                                  ratio_ge(M, "afd", "share:udp", 0.40, "UDP / R"))),
+                                  ratio_ge(M, "afd", "share:udp", 0.40, "UDP / R")),
+              needs="CUBIC starved"),
         claim("AFCD fair", "AFCD make[s] fairness between CUBIC and UDP",
               lambda M, V: all_of(ratio_ge(M, V["AFCD"], "share:cubic", 0.40, "CUBIC / R"),
                                   ratio_ge(M, V["AFCD"], "share:udp", 0.40, "UDP / R")),
-              roles=["AFCD"]),
+              roles=["AFCD"], needs="CUBIC starved"),
         claim("delay large", "DT, RED, SFB, and AFQ all make different degrees of large "
               "queuing delay",
               lambda M, V: all_of(*[ratio_ge(M, s, "delay_p50", 15.0, "delay p50 (ms)")
                                     for s in ("pfifo", "red", "sfb", "afd")])),
         claim("delay AFCD", "CoDel and AFCD keep the queuing delay [low]",
               lambda M, V: ratio_le(M, V["AFCD"], "delay_p50",
-                                    (M.mean("kcodel", "delay_p50") or 0) + 2.0,
+                                    M.mean("kcodel", "delay_p50") + 2.0,
                                     "delay p50 (ms), kcodel's + 2"), roles=["AFCD"]),
     ],
     rate_notes="the speed of the drop law: the sqrt(count) law reaches a 1.0x flood's drop rate "
@@ -407,19 +431,29 @@ _add(Figure(
     checks=[
         premise("DT unfair", "DT ... perform[s] bad [in fairness]",
                 lambda M, V: ratio_le(M, "pfifo", "jain", 0.93)),
-        claim("top Jain", "AFQ and AFCD get the highest Jain's fairness index",
-              lambda M, V: top_k(M, "jain", ["afd", V["AFCD"]], P3_of(V), 2, 0.02),
-              roles=["AFCD"]),
-        claim("above DT RED CoDel", "while DT, RED, and CoDel perform bad",
-              lambda M, V: all_of(*[ratio_ge(M, s, "jain", max(
-                  M.mean(b, "jain") or 0 for b in ("pfifo", "red", "kcodel")) + 0.03)
-                  for s in ("afd", V["AFCD"])]), roles=["AFCD"]),
-        claim("lowest delay", "CoDel and AFCD keep the delay very low",
-              lambda M, V: top_k(M, "delay_mean", ["kcodel", V["AFCD"]], P3_of(V), 2, 0.5,
+        claim("AFCD top Jain", "AFQ and AFCD get the highest Jain's fairness index",
+              lambda M, V: top_k(M, "jain", [V["AFCD"]], P3_of(V), 2, 0.02, ["afd"]),
+              roles=["AFCD"], needs="DT unfair"),
+        claim("AFQ top Jain", "AFQ and AFCD get the highest Jain's fairness index",
+              lambda M, V: top_k(M, "jain", ["afd"], P3_of(V), 2, 0.02, [V["AFCD"]]),
+              roles=["AFCD"], own=False, needs="DT unfair"),
+        claim("AFCD above DT RED CoDel", "while DT, RED, and CoDel perform bad",
+              lambda M, V: ratio_ge(M, V["AFCD"], "jain", max(
+                  M.mean(b, "jain") for b in ("pfifo", "red", "kcodel")) + 0.03),
+              roles=["AFCD"], needs="DT unfair"),
+        claim("AFQ above DT RED CoDel", "while DT, RED, and CoDel perform bad",
+              lambda M, V: ratio_ge(M, "afd", "jain", max(
+                  M.mean(b, "jain") for b in ("pfifo", "red", "kcodel")) + 0.03),
+              needs="DT unfair"),
+        claim("AFCD lowest delay", "CoDel and AFCD keep the delay very low",
+              lambda M, V: top_k(M, "delay_mean", [V["AFCD"]], P3_of(V), 2, 0.5, ["kcodel"],
                                  higher=False), roles=["AFCD"]),
+        claim("CoDel lowest delay", "CoDel and AFCD keep the delay very low",
+              lambda M, V: top_k(M, "delay_mean", ["kcodel"], P3_of(V), 2, 0.5, [V["AFCD"]],
+                                 higher=False), roles=["AFCD"], own=False),
         claim("DT highest delay", "DT gets the highest delay",
               lambda M, V: top_k(M, "delay_mean", ["pfifo"], P3_of(V), 1, 0.5),
-              roles=["AFCD"]),
+              roles=["AFCD"], own=False),
         claim("throughput", "AFCD performs almost the same as RED and AFQ",
               lambda M, V: all_of(*[near(M, V["AFCD"], b, "util", 0.05) for b in ("red", "afd")]),
               roles=["AFCD"]),
@@ -447,19 +481,28 @@ def near(M, a, b, metric, margin):
         a, metric, _fmt(va), b, _fmt(vb), _fmt(m))
 
 
-def _many_checks(prev=None):
-    """3.7-3.9: the claims on 30 heterogeneous flows."""
+def _many_checks(premised=True):
+    """3.7-3.9: the claims on 30 heterogeneous flows, the fairness ranking
+    depending on the premise that DT is unfair to SACK (premised)."""
+    needs = "CUBIC ahead" if premised else None
     c = [
-        premise("CUBIC ahead", "[heterogeneous TCP variants are unfair under DT]",
-                lambda M, V: ratio_ge(M, "pfifo", "ratio:cubic/sack", 1.3,
-                                      "CUBIC group / SACK group")),
-        claim("top Jain", "AFQ and AFCD still get the highest fairness",
-              lambda M, V: top_k(M, "jain", ["afd", V["AFCD"]], P3_of(V), 2, 0.02),
-              roles=["AFCD"]),
-        claim("lowest delay", "CoDel and AFCD still create the least queuing delay",
-              lambda M, V: top_k(M, "delay_mean", ["kcodel", V["AFCD"]], P3_of(V), 2, 0.5,
+        claim("AFCD top Jain", "AFQ and AFCD still get the highest fairness",
+              lambda M, V: top_k(M, "jain", [V["AFCD"]], P3_of(V), 2, 0.02, ["afd"]),
+              roles=["AFCD"], needs=needs),
+        claim("AFQ top Jain", "AFQ and AFCD still get the highest fairness",
+              lambda M, V: top_k(M, "jain", ["afd"], P3_of(V), 2, 0.02, [V["AFCD"]]),
+              roles=["AFCD"], own=False, needs=needs),
+        claim("AFCD lowest delay", "CoDel and AFCD still create the least queuing delay",
+              lambda M, V: top_k(M, "delay_mean", [V["AFCD"]], P3_of(V), 2, 0.5, ["kcodel"],
                                  higher=False), roles=["AFCD"]),
+        claim("CoDel lowest delay", "CoDel and AFCD still create the least queuing delay",
+              lambda M, V: top_k(M, "delay_mean", ["kcodel"], P3_of(V), 2, 0.5, [V["AFCD"]],
+                                 higher=False), roles=["AFCD"], own=False),
     ]
+    if premised:
+        c.insert(0, premise("CUBIC ahead", "[heterogeneous TCP variants are unfair under DT]",
+                            lambda M, V: ratio_ge(M, "pfifo", "ratio:cubic/sack", 1.3,
+                                                  "CUBIC group / SACK group")))
     return c
 
 
@@ -471,10 +514,16 @@ _add(Figure(
      "AFCD has similar throughput performance to SFB and CoDel"],
     workload=wl_thirty, panels="jdu", **WAN,
     checks=_many_checks() + [
-        claim("multiplexing helps", "fairness performance is improved in all QM schemes",
+        claim("multiplexing helps AFCD", "fairness performance is improved in all QM schemes",
+              lambda M, V: ratio_ge(M, V["AFCD"], "jain",
+                                    M.other("3.6", V["AFCD"], "jain") - 0.01),
+              roles=["AFCD"]),
+        claim("multiplexing helps the others", "fairness performance is improved in all QM "
+              "schemes",
               lambda M, V: all_of(*[ratio_ge(M, s, "jain",
-                                             (M.other("3.6", s, "jain") or 0) - 0.01)
-                                    for s in P3_of(V)]), roles=["AFCD"]),
+                                             M.other("3.6", s, "jain") - 0.01)
+                                    for s in P3_of(V) if s != V["AFCD"]]), roles=["AFCD"],
+              own=False),
         claim("throughput", "AFCD has similar throughput performance to SFB and CoDel",
               lambda M, V: all_of(*[near(M, V["AFCD"], b, "util", 0.05)
                                     for b in ("sfb", "kcodel")]), roles=["AFCD"]),
@@ -491,11 +540,16 @@ _add(Figure(
     workload=wl_thirty, panels="jdu", cell="wan", rtt_ms=lambda r: 60.0, buffer_bdp=1.0,
     target_ms=lambda r: 5.0, interval_ms=lambda r: 100.0,
     checks=_many_checks() + [
-        claim("improved", "all performances are improved compared to 3.4.4",
+        claim("AFCD improved", "all performances are improved compared to 3.4.4",
+              lambda M, V: all_of(
+                  ratio_ge(M, V["AFCD"], "jain", M.other("3.7", V["AFCD"], "jain") - 0.01),
+                  ratio_ge(M, V["AFCD"], "util", M.other("3.7", V["AFCD"], "util") - 0.01)),
+              roles=["AFCD"]),
+        claim("the others improved", "all performances are improved compared to 3.4.4",
               lambda M, V: all_of(*[all_of(
-                  ratio_ge(M, s, "jain", (M.other("3.7", s, "jain") or 0) - 0.01),
-                  ratio_ge(M, s, "util", (M.other("3.7", s, "util") or 0) - 0.01))
-                  for s in P3_of(V)]), roles=["AFCD"]),
+                  ratio_ge(M, s, "jain", M.other("3.7", s, "jain") - 0.01),
+                  ratio_ge(M, s, "util", M.other("3.7", s, "util") - 0.01))
+                  for s in P3_of(V) if s != V["AFCD"]]), roles=["AFCD"], own=False),
         claim("throughput", "AFCD has throughput performance as good as other AQM schemes",
               lambda M, V: all_of(*[near(M, V["AFCD"], b, "util", 0.05)
                                     for b in ("red", "kcodel")]), roles=["AFCD"]),
@@ -511,9 +565,10 @@ _add(Figure(
      "short-lived TCP flows"],
     workload=wl_thirty_short, panels="jdu", extra_schemes=["droptail"], **WAN,
     checks=_many_checks() + [
-        claim("as in 3.7", "[the long flows' metrics as in 3.7]",
-              lambda M, V: all_of(*[near_other(M, s, "jain", "3.7", 0.03)
-                                    for s in ("afd", V["AFCD"])]), roles=["AFCD"]),
+        claim("AFCD as in 3.7", "[the long flows' metrics as in 3.7]",
+              lambda M, V: near_other(M, V["AFCD"], "jain", "3.7", 0.03), roles=["AFCD"]),
+        claim("AFQ as in 3.7", "[the long flows' metrics as in 3.7]",
+              lambda M, V: near_other(M, "afd", "jain", "3.7", 0.03)),
         claim("throughput", "AFCD has similar throughput performance to other QM schemes in "
               "the presence of short-lived TCP flows",
               lambda M, V: all_of(*[near(M, V["AFCD"], b, "util", 0.05)
@@ -544,7 +599,7 @@ _add(Figure(
         claim("BPF cost", "AFCD has similar CPU usage [substitute: BPF run time per packet "
               "<= 1.5x EDT drop-tail's on the same workload]",
               lambda M, V: ratio_le(M, V["AFCD"], "bpf_ns",
-                                    1.5 * (M.mean("droptail", "bpf_ns") or 0),
+                                    1.5 * M.mean("droptail", "bpf_ns"),
                                     "ns per packet, 1.5 x EDT drop-tail's")
               if M.mean("droptail", "bpf_ns") else
               (None, "EDT drop-tail: no data; %s %s ns per packet" % (
@@ -555,7 +610,7 @@ _add(Figure(
         claim("memory = backlog", "AQM schemes all get much smaller memory usage than "
               "Drop-tail [substitute: mean backlog <= 0.2x drop-tail's]",
               lambda M, V: ratio_le(M, V["AFCD"], "backlog_bytes",
-                                    0.2 * (M.mean("pfifo", "backlog_bytes") or 0),
+                                    0.2 * M.mean("pfifo", "backlog_bytes"),
                                     "mean backlog (bytes)"), roles=["AFCD"]),
         report("map memory", "AFCD shows very small memory usage [the maps' memory]",
                lambda M, V: (None, "%s: %s bytes of BPF maps" % (
@@ -582,18 +637,20 @@ _add(Figure(
                                              "flow 7 / mean of flows 1-6"))),
         claim("DCTCP fair", "DCTCP solves TCP outcast problem",
               lambda M, V: all_of(ratio_ge(M, "dctcp", "share7", 0.8, "flow 7 / (R/7)"),
-                                  ratio_ge(M, "dctcp", "jain", 0.95))),
+                                  ratio_ge(M, "dctcp", "jain", 0.95)), needs="outcast"),
         claim("AFCD fair", "AFCD ... show[s] a fair behavior",
               lambda M, V: all_of(ratio_ge(M, V["AFCD"], "share7", 0.8, "flow 7 / (R/7)"),
-                                  ratio_ge(M, V["AFCD"], "jain", 0.95)), roles=["AFCD"]),
+                                  ratio_ge(M, V["AFCD"], "jain", 0.95)), roles=["AFCD"],
+              needs="outcast"),
         claim("FaLL fair", "FaLL show[s] a fair behavior",
               lambda M, V: all_of(ratio_ge(M, V["FaLL"], "share7", 0.8, "flow 7 / (R/7)"),
-                                  ratio_ge(M, V["FaLL"], "jain", 0.95)), roles=["FaLL"]),
+                                  ratio_ge(M, V["FaLL"], "jain", 0.95)), roles=["FaLL"],
+              needs="outcast"),
         claim("CoDel unfair", "Codel shows unfairness among competing flows",
               lambda M, V: ratio_le(M, "kcodel", "jain",
-                                    min(M.mean(V["AFCD"], "jain") or 0,
-                                        M.mean(V["FaLL"], "jain") or 0) - 0.02),
-              roles=["AFCD", "FaLL"]),
+                                    min(M.mean(V["AFCD"], "jain"),
+                                        M.mean(V["FaLL"], "jain")) - 0.02),
+              roles=["AFCD", "FaLL"], own=False, needs="outcast"),
     ],
     rate_notes="port blackout needs input ports at line rate: the access links are shaped at R"))
 
@@ -605,39 +662,64 @@ _add(Figure(
      "RED. Codel and AFCD have relatively low throughput"],
     workload=wl_outcast, panels="delay_tput", runs_of="4.3", **DCN,
     checks=[
-        claim("low delay", "DCTCP, Codel, AFCD and FaLL control delay very well",
-              lambda M, V: all_of(*[ratio_le(M, s, "delay_mean", 0.6 * min(
-                  M.mean("pfifo", "delay_mean") or 0, M.mean("red", "delay_mean") or 0),
-                  "mean delay (ms), 0.6 x min(DT, RED)")
-                  for s in ("dctcp", "kcodel", V["AFCD"], V["FaLL"])]), roles=["AFCD", "FaLL"]),
-        claim("high throughput", "DCTCP and FaLL both have very high throughput ... similar to "
-              "Drop-tail and RED",
-              lambda M, V: all_of(*[ratio_ge(M, s, "util",
-                                             (M.mean("pfifo", "util") or 0) - 0.03)
-                                    for s in ("dctcp", V["FaLL"])]), roles=["FaLL"]),
-        claim("CoDel AFCD lower", "Codel and AFCD have relatively low throughput",
-              lambda M, V: all_of(*[ratio_le(M, s, "util",
-                                             (M.mean(V["FaLL"], "util") or 0) - 0.03)
-                                    for s in ("kcodel", V["AFCD"])]), roles=["AFCD", "FaLL"]),
+        claim("AFCD FaLL low delay", "DCTCP, Codel, AFCD and FaLL control delay very well",
+              lambda M, V: all_of(*[_low_delay_44(M, s) for s in (V["AFCD"], V["FaLL"])]),
+              roles=["AFCD", "FaLL"]),
+        claim("DCTCP CoDel low delay", "DCTCP, Codel, AFCD and FaLL control delay very well",
+              lambda M, V: all_of(*[_low_delay_44(M, s) for s in ("dctcp", "kcodel")])),
+        claim("FaLL high throughput", "DCTCP and FaLL both have very high throughput ... "
+              "similar to Drop-tail and RED",
+              lambda M, V: ratio_ge(M, V["FaLL"], "util", M.mean("pfifo", "util") - 0.03),
+              roles=["FaLL"]),
+        claim("DCTCP high throughput", "DCTCP and FaLL both have very high throughput ... "
+              "similar to Drop-tail and RED",
+              lambda M, V: ratio_ge(M, "dctcp", "util", M.mean("pfifo", "util") - 0.03)),
+        claim("AFCD lower", "Codel and AFCD have relatively low throughput",
+              lambda M, V: ratio_le(M, V["AFCD"], "util",
+                                    M.mean(V["FaLL"], "util") - 0.03),
+              roles=["AFCD", "FaLL"]),
+        claim("CoDel lower", "Codel and AFCD have relatively low throughput",
+              lambda M, V: ratio_le(M, "kcodel", "util", M.mean(V["FaLL"], "util") - 0.03),
+              roles=["AFCD", "FaLL"], own=False),
     ],
     rate_notes="Table 4.1's 1-ms target exceeds the 1-MB buffer's 0.8-ms drain time at any "
                "scale: CoDel can never drop on sojourn (it is drop-tail); the text's us are "
                "comparable with nothing here, only ratios are judged"))
 
 
-def _tree_checks(long_only=True):
+def _low_delay_44(M, s):
+    return ratio_le(M, s, "delay_mean", 0.6 * min(M.mean("pfifo", "delay_mean"),
+                                                  M.mean("red", "delay_mean")),
+                    "mean delay (ms), 0.6 x min(DT, RED)")
+
+
+def _half_dt_delay(M, s):
+    return ratio_le(M, s, "delay_mean", 0.5 * M.mean("pfifo", "delay_mean"),
+                    "mean delay (ms), 0.5 x DT's")
+
+
+def _tree_checks():
+    """4.5, 4.6: the premise, fairness (depending on it) and delay."""
     return [
         premise("DT unfair", "[DT is less fair than the best]",
                 lambda M, V: ratio_le(M, "pfifo", "jain", 0.95)),
-        claim("top Jain", "DCTCP and FaLL get the highest fairness",
-              lambda M, V: top_k(M, "jain", ["dctcp", V["FaLL"]], P4_of(V), 2, 0.02),
-              roles=["FaLL"]),
-        claim("low delay", "DCTCP, Codel, and FaLL all get very low queuing delay",
-              lambda M, V: all_of(*[ratio_le(M, s, "delay_mean",
-                                             0.5 * (M.mean("pfifo", "delay_mean") or 0),
-                                             "mean delay (ms), 0.5 x DT's")
-                                    for s in ("dctcp", "kcodel", V["FaLL"])]), roles=["FaLL"]),
+        claim("FaLL top Jain", "DCTCP and FaLL get the highest fairness",
+              lambda M, V: top_k(M, "jain", [V["FaLL"]], P4_of(V), 2, 0.02, ["dctcp"]),
+              roles=["FaLL"], needs="DT unfair"),
+        claim("DCTCP top Jain", "DCTCP and FaLL get the highest fairness",
+              lambda M, V: top_k(M, "jain", ["dctcp"], P4_of(V), 2, 0.02, [V["FaLL"]]),
+              roles=["FaLL"], own=False, needs="DT unfair"),
+        claim("FaLL low delay", "DCTCP, Codel, and FaLL all get very low queuing delay",
+              lambda M, V: _half_dt_delay(M, V["FaLL"]), roles=["FaLL"]),
+        claim("DCTCP CoDel low delay", "DCTCP, Codel, and FaLL all get very low queuing delay",
+              lambda M, V: all_of(*[_half_dt_delay(M, s) for s in ("dctcp", "kcodel")])),
     ]
+
+
+def _util_45(M, V, s):
+    return all_of(ratio_ge(M, s, "util", M.mean("pfifo", "util") - 0.03),
+                  ratio_ge(M, s, "util", max(M.mean(o, "util") for o in
+                                             ("kcodel", V["AFCD"], "red")) + 0.02))
 
 
 _add(Figure(
@@ -648,13 +730,12 @@ _add(Figure(
      "to Drop-tail"],
     workload=wl_tree9, panels="jdu", **DCN,
     checks=_tree_checks() + [
-        claim("utilization", "DCTCP and FaLL both get high link utilization better than other "
-              "AQM schemes and similar to Drop-tail",
-              lambda M, V: all_of(*[all_of(
-                  ratio_ge(M, s, "util", (M.mean("pfifo", "util") or 0) - 0.03),
-                  ratio_ge(M, s, "util", max(M.mean(o, "util") or 0 for o in
-                                             ("kcodel", V["AFCD"], "red")) + 0.02))
-                  for s in ("dctcp", V["FaLL"])]), roles=["AFCD", "FaLL"]),
+        claim("FaLL utilization", "DCTCP and FaLL both get high link utilization better than "
+              "other AQM schemes and similar to Drop-tail",
+              lambda M, V: _util_45(M, V, V["FaLL"]), roles=["AFCD", "FaLL"]),
+        claim("DCTCP utilization", "DCTCP and FaLL both get high link utilization better than "
+              "other AQM schemes and similar to Drop-tail",
+              lambda M, V: _util_45(M, V, "dctcp"), roles=["AFCD", "FaLL"], own=False),
     ],
     rate_notes="nine equal-RTT CUBIC flows may already be fair under DT (then PREMISE)"))
 
@@ -696,15 +777,21 @@ _add(Figure(
      "FaLL gets a high link utilization similar to Drop-tail"],
     workload=wl_tree40_short, panels="jdu", **DCN,
     checks=[
-        claim("top Jain", "DCTCP and FaLL again get the highest fairness",
-              lambda M, V: top_k(M, "jain", ["dctcp", V["FaLL"]], P4_of(V), 2, 0.02),
+        claim("FaLL top Jain", "DCTCP and FaLL again get the highest fairness",
+              lambda M, V: top_k(M, "jain", [V["FaLL"]], P4_of(V), 2, 0.02, ["dctcp"]),
               roles=["FaLL"]),
-        claim("lowest delay", "DCTCP and FaLL both get very low queuing delay",
-              lambda M, V: top_k(M, "delay_mean", ["dctcp", V["FaLL"]], P4_of(V), 2, 0.5,
+        claim("DCTCP top Jain", "DCTCP and FaLL again get the highest fairness",
+              lambda M, V: top_k(M, "jain", ["dctcp"], P4_of(V), 2, 0.02, [V["FaLL"]]),
+              roles=["FaLL"], own=False),
+        claim("FaLL lowest delay", "DCTCP and FaLL both get very low queuing delay",
+              lambda M, V: top_k(M, "delay_mean", [V["FaLL"]], P4_of(V), 2, 0.5, ["dctcp"],
                                  higher=False), roles=["FaLL"]),
+        claim("DCTCP lowest delay", "DCTCP and FaLL both get very low queuing delay",
+              lambda M, V: top_k(M, "delay_mean", ["dctcp"], P4_of(V), 2, 0.5, [V["FaLL"]],
+                                 higher=False), roles=["FaLL"], own=False),
         claim("utilization", "FaLL gets a high link utilization similar to Drop-tail",
               lambda M, V: ratio_ge(M, V["FaLL"], "util",
-                                    (M.mean("pfifo", "util") or 0) - 0.03), roles=["FaLL"]),
+                                    M.mean("pfifo", "util") - 0.03), roles=["FaLL"]),
     ],
     rate_notes="~19 packets per flow, at 10 Gb/s and stretched alike"))
 
@@ -722,7 +809,7 @@ _add(Figure(
                                  0.1 * (M.rtt_ms or 0), higher=False), roles=["FaLL"]),
         claim("utilization", "FaLL gets very high link utilization similar to Drop-tail",
               lambda M, V: ratio_ge(M, V["FaLL"], "util",
-                                    (M.mean("pfifo", "util") or 0) - 0.03), roles=["FaLL"]),
+                                    M.mean("pfifo", "util") - 0.03), roles=["FaLL"]),
         report("convergence", "[time the late group takes to reach 50 % of its fair share]",
                lambda M, V: (None, ", ".join("%s %s s" % (s, _fmt(M.mean(s, "t_half"), "%.1f"))
                                              for s in P4_of(V))), roles=["FaLL"]),

@@ -164,72 +164,86 @@ class Metrics:
         return o.mean(scheme, metric) if o else None
 
 
-def _verdict(oks):
-    if not oks:
-        return "INVALID"
-    if all(oks):
-        return "PASS"
-    if not any(oks):
-        return "FAIL"
-    return "PARTIAL"
+OUTCOME = {True: "PASS", False: "FAIL", F.TIE: "TIE", None: "INCONCLUSIVE"}
+
+
+def _verdict(words):
+    """A variant's verdict from its decided own claims (PASS, FAIL, TIE):
+    each the same word, that word; a mixture, PARTIAL."""
+    return words[0] if len(set(words)) == 1 else "PARTIAL"
 
 
 def judge_figure(fig, runs, repeats, others=None, planned=()):
     """Every check of fig on runs (result dicts); returns a dict with the
-    checks (per variant where they name AFCD or FaLL) and the verdict of
-    each variant: {"text": V, "project": V}. planned: the schemes the
-    figure was run with (absent ones make their checks INCONCLUSIVE)."""
+    checks (per variant where they use AFCD's or FaLL's numbers), the
+    verdict of each variant, {"text": V, "project": V}, from its own claims
+    only (Check.own), and their count by outcome, and the Metrics.
+
+    A claim whose premise (Check.needs) failed is PREMISE, not judged; a
+    premise that cannot be decided leaves its claims judged, marked.
+    Per variant: NOT-RUN (no runs), SUBSTITUTE (3.10), else from the own
+    claims decided (PASS, FAIL, TIE): all PASS: PASS; all FAIL: FAIL; all
+    TIE: TIE; a mixture: PARTIAL; none decided: PREMISE when a premise
+    blocked them, INVALID when a scheme has too few valid runs, NOT-RUN
+    when the schemes they name were not run. planned: the schemes the
+    figure was run with."""
     M = Metrics(fig, runs, repeats, others)
     out = {"figure": fig.id, "title": fig.title, "quotes": fig.quotes, "cell": fig.cell,
            "rate_notes": fig.rate_notes, "checks": [], "verdict": {}, "schemes": {}}
+    tally = {v: {"pass": 0, "fail": 0, "tie": 0, "premise": 0, "undecided": 0}
+             for v in ("text", "project")}
     if not runs:
         reason = "no runs" + (" (needs %s)" % ", ".join(fig.needs) if fig.needs else "")
-        out["verdict"] = {"text": "NOT-RUN", "project": "NOT-RUN", "why": reason}
+        out["verdict"] = {"text": "NOT-RUN", "project": "NOT-RUN", "why": reason,
+                          "claims": tally}
         return out, M
     for s, rs in sorted(M.by.items()):
         out["schemes"][s] = {"runs": len(rs), "valid": len(M.valid[s]),
                              "invalid_reasons": sorted({x for r in rs
                                                         for x in r.get("invalid_reasons", [])})}
-    premise_failed = premise_unknown = False
-    results = {"text": [], "project": []}
+    premises = {}
+    words = {"text": [], "project": []}
     for c in fig.checks:
-        variants = ["text", "project"] if c.roles else [None]
-        for v in variants:
+        for v in (["text", "project"] if c.roles else [None]):
             V = F.VARIANTS[v or "text"]
             try:
                 ok, nums = c.fn(M, V)
             except (TypeError, ZeroDivisionError, KeyError, ValueError) as e:
-                ok, nums = None, "cannot be evaluated: %s" % e
-            if c.kind == "report":
-                verdict = "REPORT"
-            else:
-                verdict = "INCONCLUSIVE" if ok is None else "PASS" if ok else "FAIL"
-            out["checks"].append({"kind": c.kind, "id": c.id, "quote": c.quote,
-                                  "variant": v or "both", "verdict": verdict, "numbers": nums})
+                # a scheme it compares with has no data (None in arithmetic)
+                ok, nums = None, "cannot be evaluated (a scheme it names has no data: %s)" % e
+            verdict = "REPORT" if c.kind == "report" else OUTCOME[ok]
+            blocked = premises.get(c.needs) is False
+            if c.kind == "claim" and blocked:
+                nums = "the premise '%s' failed (would be %s): %s" % (c.needs, verdict, nums)
+                verdict = "PREMISE"
+            elif c.kind == "claim" and c.needs and premises.get(c.needs) is None:
+                nums += " [premise '%s' undecided]" % c.needs
             if c.kind == "premise":
-                premise_failed |= ok is False
-                premise_unknown |= ok is None
-            elif c.kind == "claim" and ok is not None:
-                for vv in ([v] if v else ["text", "project"]):
-                    results[vv].append(ok)
+                premises[c.id] = ok
+            out["checks"].append({"kind": c.kind, "id": c.id, "quote": c.quote,
+                                  "variant": v or "both", "verdict": verdict, "numbers": nums,
+                                  "own": c.own, "needs": c.needs})
+            if c.kind != "claim" or not c.own:
+                continue
+            for vv in ([v] if v else ["text", "project"]):
+                key = {"PASS": "pass", "FAIL": "fail", "TIE": "tie",
+                       "PREMISE": "premise"}.get(verdict, "undecided")
+                tally[vv][key] += 1
+                if verdict in ("PASS", "FAIL", "TIE"):
+                    words[vv].append(verdict)
     short = [s for s, rs in M.by.items() if len(M.valid[s]) < M.need]
     for v in ("text", "project"):
-        if premise_failed:
-            out["verdict"][v] = "PREMISE"
-        elif fig.substitute:
+        if fig.substitute:
             out["verdict"][v] = "SUBSTITUTE"
-        elif not results[v]:
-            # nothing decided: the runs measured the machine, or the schemes
-            # the claims name were not run
-            out["verdict"][v] = "INVALID" if short else "INCONCLUSIVE"
+        elif words[v]:
+            out["verdict"][v] = _verdict(words[v])
+        elif tally[v]["premise"]:
+            out["verdict"][v] = "PREMISE"
         else:
-            verdict = _verdict(results[v])
-            if premise_unknown:
-                verdict += " (premise undecided)"
-            out["verdict"][v] = verdict
+            out["verdict"][v] = "INVALID" if short else "NOT-RUN"
     if short:
         out["verdict"]["too_few_valid"] = sorted(short)
-    out["verdict"]["claims_decided"] = {v: len(results[v]) for v in results}
+    out["verdict"]["claims"] = tally
     return out, M
 
 
@@ -337,40 +351,89 @@ def figure_markdown(fig, verdict, M, schemes, ctx, png=None):
     dated = run_dates(M, schemes)
     if dated:
         out += ["Runs dated " + dated + ".", ""]
-    out += ["| kind | check | variant | verdict | numbers |", "|---|---|---|---|---|"]
-    for c in verdict["checks"]:
-        out.append("| %s | %s: \"%s\" | %s | %s | %s |" % (
-            c["kind"], c["id"], c["quote"].replace("|", "/"), c["variant"], c["verdict"],
-            c["numbers"].replace("|", "/")))
+    out += checks_markdown(verdict["checks"])
     return "\n".join(out) + "\n"
 
 
+def checks_markdown(checks):
+    """The checks in three tables: the premises; the claims about AFCD or
+    FaLL, which alone decide the verdicts; the claims about the baselines,
+    reported and deciding nothing (with the reports)."""
+    def table(rows):
+        t = ["| check | variant | verdict | numbers |", "|---|---|---|---|"]
+        for c in rows:
+            t.append("| %s: \"%s\"%s | %s | %s | %s |" % (
+                c["id"], c["quote"].replace("|", "/"),
+                " (needs: %s)" % c["needs"] if c.get("needs") else "", c["variant"],
+                c["verdict"], c["numbers"].replace("|", "/")))
+        return t
+    prem = [c for c in checks if c["kind"] == "premise"]
+    own = [c for c in checks if c["kind"] == "claim" and c.get("own")]
+    rest = [c for c in checks if c not in prem and c not in own]
+    out = []
+    for title, rows in (("Premises", prem),
+                        ("Claims about AFCD and FaLL (these decide the verdicts)", own),
+                        ("Claims about the baselines and reports (decide nothing)", rest)):
+        if rows:
+            out += ["**%s**" % title, ""] + table(rows) + [""]
+    return out
+
+
+VERDICT_ORDER = ["PASS", "PARTIAL", "TIE", "FAIL", "PREMISE", "INVALID", "SUBSTITUTE",
+                 "NOT-RUN"]
+CLAIM_KEYS = ("pass", "fail", "tie", "premise", "undecided")
+
+
+def tally_of(rows):
+    """Per variant: the figures by verdict and the own claims by outcome
+    (passed, failed, tied, blocked by a premise, undecided)."""
+    t = {}
+    for v in ("text", "project"):
+        figs = {w: 0 for w in VERDICT_ORDER}
+        claims = {k: 0 for k in CLAIM_KEYS}
+        for r in rows:
+            figs[r["verdict"].get(v) or "NOT-RUN"] += 1
+            for k, n in (r["verdict"].get("claims") or {}).get(v, {}).items():
+                claims[k] += n
+        t[v] = {"figures": figs, "claims": claims}
+    return t
+
+
+def _claims_cell(c):
+    return "%d / %d / %d%s" % (c.get("pass", 0), c.get("fail", 0), c.get("tie", 0),
+                                " (+%d blocked)" % c["premise"] if c.get("premise") else "")
+
+
 def summary_markdown(rows, ctx):
-    """The top-level report: one row per figure and the tally."""
+    """The top-level report: one row per figure, the verdicts of each
+    variant from its own claims, and the tally with failures counted."""
     out = ["# Reproduction of the dissertation's ch. 3 and 4", "",
            "Scaled TCG emulation: ch. 3 at %s Mbit/s, ch. 4 at %s Mbit/s (k = 10 Gb/s / R), "
            "kernel %s, mode %s. The experiments of the dissertation ran on CRON, a real 10 "
            "Gb/s testbed, with Linux 3.6 qdiscs; none of this is a 10 Gb/s replication. Each "
            "verdict is given for the text's algorithm (afcd-paper, fall-paper: the drop law "
-           "without the project's policer) and the project's (afcd, fall)." % (
+           "without the project's policer) and the project's (afcd, fall), from the claims "
+           "about AFCD and FaLL only; the claims about the baselines are reported in each "
+           "figure's page and decide nothing." % (
                ctx.get("rate3") or "-", ctx.get("rate4") or "-", ctx.get("kernel", "?"),
                ctx.get("mode", "?")), "",
-           "| figure | what | the text's algorithm | the project's | claims decided |",
-           "|---|---|---|---|---|"]
-    tally = {"text": {}, "project": {}}
+           "| figure | what | the text's algorithm | own claims pass / fail / tie | "
+           "the project's | own claims pass / fail / tie |", "|---|---|---|---|---|---|"]
     for r in rows:
         v = r["verdict"]
-        cd = v.get("claims_decided", {})
-        out.append("| [%s](fig%s/fig%s.md) | %s | %s | %s | %s / %s |" % (
-            r["figure"], r["figure"], r["figure"], r["title"], v.get("text"), v.get("project"),
-            cd.get("text", 0), cd.get("project", 0)))
-        for k in ("text", "project"):
-            word = (v.get(k) or "NOT-RUN").split(" ")[0]
-            tally[k][word] = tally[k].get(word, 0) + 1
-    out += ["", "Tally: " + "; ".join("%s: %s" % (
-        "the text's algorithm" if k == "text" else "the project's",
-        ", ".join("%s %d" % (w, n) for w, n in sorted(tally[k].items())))
-        for k in ("text", "project"))]
+        cl = v.get("claims") or {}
+        out.append("| [%s](fig%s/fig%s.md) | %s | %s | %s | %s | %s |" % (
+            r["figure"], r["figure"], r["figure"], r["title"], v.get("text"),
+            _claims_cell(cl.get("text", {})), v.get("project"),
+            _claims_cell(cl.get("project", {}))))
+    tally = tally_of(rows)
+    out += ["", "**Tally.**"]
+    for k, name in (("text", "The text's algorithm"), ("project", "The project's")):
+        f, c = tally[k]["figures"], tally[k]["claims"]
+        out.append("- %s: figures %s; own claims: %d passed, %d failed, %d tied, %d blocked "
+                   "by a premise, %d undecided." % (
+                       name, ", ".join("%s %d" % (w, n) for w, n in f.items() if n),
+                       c["pass"], c["fail"], c["tie"], c["premise"], c["undecided"]))
     return "\n".join(out) + "\n", tally
 
 

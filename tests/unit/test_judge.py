@@ -68,12 +68,49 @@ def test_fig33_passes_when_the_numbers_say_so():
     assert all(c["verdict"] in ("PASS", "REPORT") for c in v["checks"]), v["checks"]
 
 
-def test_premise_failure_overrides_the_claims():
-    """Expected result: DT fair (ratio 1.1 < 1.5): the figure is PREMISE for
-    both variants, whatever its claims do."""
+def test_a_failed_premise_blocks_only_the_claims_that_need_it():
+    """Expected result: DT fair (ratio 1.1 < 1.5): the claims that need the
+    premise (AFCD fair, AFQ fair, SFB in between) are PREMISE, not judged,
+    and counted as blocked; the delay claims, which do not need it, are
+    judged; the verdict comes from them (PASS), not PREMISE."""
     v, _ = judge.judge_figure(F.BY_ID["3.3"], _fig33(dict(BASE33, pfifo=1.1), DELAY33), 3)
-    assert v["verdict"]["text"] == "PREMISE" and v["verdict"]["project"] == "PREMISE"
-    assert _checks(v)[("unfair baselines", "both")] == "FAIL"
+    ch = _checks(v)
+    assert ch[("unfair baselines", "both")] == "FAIL"
+    assert ch[("AFCD fair", "text")] == "PREMISE" and ch[("AFQ fair", "both")] == "PREMISE"
+    assert ch[("delay AFCD", "text")] == "PASS" and ch[("delay DT", "both")] == "PASS"
+    assert v["verdict"]["text"] == "PASS" and v["verdict"]["project"] == "PASS"
+    assert v["verdict"]["claims"]["text"] == {"pass": 1, "fail": 0, "tie": 0, "premise": 1,
+                                              "undecided": 0}
+
+
+def test_every_own_claim_blocked_is_premise():
+    """Expected result (fig. 3.5): CUBIC not starved under DT: AFCD's
+    fairness claim is blocked; with its delay claim not decided either
+    (kcodel not run), the verdict is PREMISE."""
+    runs = _fig35({"pfifo": 0.3, "red": 0.03, "kcodel": 0.03, "sfb": 0.45, "afd": 0.45,
+                   "afcd-paper": 0.46, "afcd": 0.46, "fall": 0.46, "fq_codel": 0.48})
+    runs = [r for r in runs if r["scheme"] != "kcodel"]
+    v, _ = judge.judge_figure(F.BY_ID["3.5"], runs, 3)
+    assert v["verdict"]["text"] == "PREMISE", v["verdict"]
+
+
+def test_only_own_claims_decide():
+    """Expected result (fig. 3.5): the baselines do what the text says (SFB
+    and AFQ fair, DT's delay large: PASS), the text's AFCD fails both of
+    its own claims (unfair, delay far above CoDel's): its verdict is FAIL,
+    not PARTIAL; the baselines' PASSes are listed on their own."""
+    runs = _fig35({"pfifo": 0.02, "red": 0.03, "kcodel": 0.03, "sfb": 0.45, "afd": 0.45,
+                   "afcd-paper": 0.11, "afcd": 0.46, "fall": 0.46, "fq_codel": 0.48},
+                  slow={"afcd-paper"})
+    v, _ = judge.judge_figure(F.BY_ID["3.5"], runs, 3)
+    ch = _checks(v)
+    assert ch[("SFB fair", "both")] == "PASS" and ch[("AFQ fair", "both")] == "PASS"
+    assert ch[("AFCD fair", "text")] == "FAIL" and ch[("delay AFCD", "text")] == "FAIL"
+    assert v["verdict"]["text"] == "FAIL" and v["verdict"]["project"] == "PASS"
+    md = judge.figure_markdown(F.BY_ID["3.5"], v, judge.Metrics(F.BY_ID["3.5"], runs, 3),
+                               ["sfb", "afcd-paper"], {"rate_mbit": R})
+    own = md[md.index("Claims about AFCD and FaLL"):md.index("Claims about the baselines")]
+    assert "AFCD fair" in own and "SFB fair" not in own
 
 
 def test_text_fails_project_passes():
@@ -142,14 +179,29 @@ def test_ties_within_the_margin_count_as_top():
     delays = dict(zip(S, [80, 20, 20, 2, 25, 3, 3, 3, 1]))
     utils = dict(zip(S, [0.95, 0.9, 0.9, 0.85, 0.9, 0.88, 0.9, 0.9, 0.95]))
     v, _ = judge.judge_figure(F.BY_ID["3.6"], _jdu_runs("3.6", jains, delays, utils), 3)
-    assert _checks(v)[("top Jain", "text")] == "PASS", v["checks"]
+    assert _checks(v)[("AFCD top Jain", "text")] == "PASS", v["checks"]
     jains["afcd-paper"] = 0.90
     v, _ = judge.judge_figure(F.BY_ID["3.6"], _jdu_runs("3.6", jains, delays, utils), 3)
-    assert _checks(v)[("top Jain", "text")] == "FAIL"
+    assert _checks(v)[("AFCD top Jain", "text")] == "FAIL"
     # the pooled sd widens the margin: runs spread by +-0.04 tie 0.90 with 0.955
     v, _ = judge.judge_figure(F.BY_ID["3.6"], _jdu_runs("3.6", jains, delays, utils,
                                                         jitter=0.04), 3)
-    assert _checks(v)[("top Jain", "text")] == "PASS"
+    assert _checks(v)[("AFCD top Jain", "text")] == "PASS"
+
+
+def _fig35(shares, slow=()):
+    """3.5's runs: CUBIC's share of R per scheme, UDP the rest of 0.97 R;
+    the delay of the CoDel-like schemes 2 ms (20 ms for those in slow and
+    the rest)."""
+    runs = []
+    for s, c in shares.items():
+        for k in (1, 2, 3):
+            fl = [_flow("cubic", "cubic", c * R), _flow("udp", "udp", (0.97 - c) * R)]
+            fl[1]["proto"], fl[1]["cc"] = "udp", None
+            d = 2.0 if s in ("kcodel", "afcd-paper", "afcd", "fall", "fq_codel") and \
+                s not in slow else 20.0
+            runs.append(_run("3.5", s, k, fl, delay=(d, d, 2 * d)))
+    return runs
 
 
 def test_a_claim_that_fails():
@@ -210,9 +262,9 @@ def test_report_from_json_alone(tmp_path):
     assert by["3.3"]["text"] == "PASS" and by["3.5"]["text"] == "NOT-RUN"
     md = (tmp_path / "fig3.3" / "fig3.3.md").read_text()
     assert "Scaled reproduction, not a 10 Gb/s replication" in md
-    assert "| claim | AFCD fair" in md and "35 Mbit/s (calibrated)" in md
+    assert "| AFCD fair: " in md and "35 Mbit/s (calibrated)" in md
     top = (tmp_path / "reproduction.md").read_text()
-    assert "PASS" in top and "NOT-RUN" in top and "Tally:" in top
+    assert "PASS" in top and "NOT-RUN" in top and "Tally" in top
     again = reproduce.judge_all(figs, str(tmp_path))
     assert [r["verdict"] for r in again] == [r["verdict"] for r in rows]
     assert os.path.exists(tmp_path / "fig3.3" / "verdict.json")
@@ -221,7 +273,10 @@ def test_report_from_json_alone(tmp_path):
     top = (tmp_path / "reproduction.md").read_text()
     assert "[3.3](fig3.3/fig3.3.md)" in top and "[3.4](fig3.4/fig3.4.md)" in top, top
     tally = json.loads((tmp_path / "reproduction.json").read_text())["tally"]
-    assert sum(tally["text"].values()) == 3, tally
+    assert sum(tally["text"]["figures"].values()) == 3, tally
+    assert tally["text"]["figures"]["PASS"] == 1 and tally["text"]["figures"]["NOT-RUN"] == 2
+    assert tally["text"]["claims"]["pass"] == 2 and tally["text"]["claims"]["fail"] == 0
+    assert "2 passed, 0 failed, 0 tied" in top
 
 
 def test_run_dates_group_the_schemes():
