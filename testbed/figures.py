@@ -270,21 +270,41 @@ def all_of(*parts):
 
 
 def top_k(M, metric, members, schemes, k=2, tie=0.0, partners=(), higher=True):
-    """Are all of members among the k best of schemes by metric (ties
-    within max(tie, 2 x pooled sd) counted in)? partners: the schemes the
-    text names beside them among the k (the claim is split per scheme)."""
+    """Are members among the k best of schemes by metric (k: the members
+    and the partners the text names beside them), each ahead of every
+    other scheme by more than the tie margin, max(tie, 2 x the two's
+    pooled sd)? True; False when another scheme is ahead of a member by
+    more than the margin; TIE otherwise: REPRODUCTION.md's ties, "TIE
+    within a printed margin, never a rounded PASS". None without a
+    member's data; schemes without data are left out (named)."""
     vals = {s: M.mean(s, metric) for s in schemes}
     if any(vals.get(m) is None for m in members):
         return None, "%s: missing %s" % (metric, [m for m in members if vals.get(m) is None])
+    rivals = [s for s in schemes if s not in members and s not in partners]
     known = {s: v for s, v in vals.items() if v is not None}
     order = sorted(known, key=lambda s: known[s], reverse=higher)
-    kth = known[order[min(k, len(order)) - 1]]
-    ok = True
+    outcome, closest = True, []
     for m in members:
-        margin = max(tie, M.margin(m, order[min(k, len(order)) - 1], metric))
-        ok &= (known[m] >= kth - margin) if higher else (known[m] <= kth + margin)
-    return ok, "%s by %s: %s" % ("top %d" % k if higher else "lowest %d" % k, metric,
-                                 ", ".join("%s %s" % (s, _fmt(known[s])) for s in order))
+        best = None
+        for r in rivals:
+            if r not in known:
+                continue
+            margin = max(tie, M.margin(m, r, metric))
+            lead = known[m] - known[r] if higher else known[r] - known[m]
+            if best is None or lead - margin < best[1] - best[2]:
+                best = (r, lead, margin)
+            if lead < -margin:
+                outcome = False
+            elif lead <= margin and outcome is True:
+                outcome = TIE
+        if best:
+            closest.append("%s leads %s by %s (tie margin %s)" % (
+                m, best[0], _fmt(best[1]), _fmt(best[2])))
+    missing = [r for r in rivals if r not in known]
+    return outcome, "%s by %s: %s; %s%s" % (
+        "top %d" % k if higher else "lowest %d" % k, metric,
+        ", ".join("%s %s" % (s, _fmt(known[s])) for s in order), "; ".join(closest),
+        "; no data: %s" % ", ".join(missing) if missing else "")
 
 
 # ---- the figures --------------------------------------------------------------
