@@ -308,6 +308,22 @@ def test_run_dates_group_the_schemes():
     assert judge.run_dates(judge.Metrics(F.select("3.3")[0], runs, 3), ["pfifo"]) == ""
 
 
+def test_premises_are_the_plans():
+    """Expected result: a figure has the premises REPRODUCTION.md gives it
+    and no other (3.8 and 3.9 inherited 3.7's, which the plan never gave
+    them), and every claim that needs a premise names one of its own
+    figure's."""
+    want = {"3.3": ["unfair baselines"], "3.4": ["cwnd unfair"], "3.5": ["CUBIC starved"],
+            "3.6": ["DT unfair"], "3.7": ["CUBIC ahead"], "3.8": [], "3.9": [], "3.10": [],
+            "4.3": ["outcast"], "4.4": [], "4.5": ["DT unfair"], "4.6": ["DT unfair"],
+            "4.7": [], "4.8": []}
+    for f in F.FIGURES:
+        prem = [c.id for c in f.checks if c.kind == "premise"]
+        assert prem[:len(want[f.id])] == want[f.id], (f.id, prem)
+        for c in f.checks:
+            assert c.needs is None or c.needs in prem, (f.id, c.id, c.needs)
+
+
 def test_every_figure_is_registered_with_checks():
     """Expected result: the 14 figures of ch. 3-4, each with quotes, and a
     premise or claim for every one that has runs of its own."""
