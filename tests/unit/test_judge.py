@@ -322,6 +322,23 @@ def test_no_check_that_cannot_pass():
     assert _checks(v)[("AFCD above DT RED CoDel", "text")] == "PREMISE"
 
 
+def test_cpu_within_ten_percent_of_codels():
+    """Expected result (fig. 3.10): guest CPU 0.50 against CoDel's 0.40 is
+    25 % above it: FAIL (the absolute +-0.10 it was judged with passed it);
+    0.43 is within 10 %: PASS."""
+    from testbed.figures import near_rel
+
+    class M:
+        v = {}
+
+        def mean(self, s, metric):
+            return self.v[s]
+    M.v = {"afcd": 0.50, "kcodel": 0.40}
+    assert near_rel(M(), "afcd", "kcodel", "guest_cpu", 0.10)[0] is False
+    M.v["afcd"] = 0.43
+    assert near_rel(M(), "afcd", "kcodel", "guest_cpu", 0.10)[0] is True
+
+
 def test_premises_are_the_plans():
     """Expected result: a figure has the premises REPRODUCTION.md gives it
     and no other (3.8 and 3.9 inherited 3.7's, which the plan never gave
