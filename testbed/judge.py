@@ -126,15 +126,86 @@ def _mean_sd(xs):
     return mu, sd, len(xs)
 
 
+def _marks(res):
+    """CE marks the bottleneck set in a run: ours (ce_threshold and the
+    law's), or the kernel qdisc's ecn_mark / marked; None if not recorded."""
+    q = ((res.get("afcd_stats") or {}).get("queue")) or {}
+    if q:
+        return sum(q.get(k) or 0 for k in ("ce_threshold_mark", "ecn_mark"))
+    ks = [x for x in res.get("qdisc_stats") or [] if x.get("kind") not in ("htb", "tbf")]
+    if ks:
+        return sum((x.get("ecn_mark") or 0) + (x.get("marked") or 0) for x in ks)
+    return None
+
+
+def excluded_by_rule(res):
+    """The reason a run is left out by rule, whatever its validity, or None.
+    The rules are the only way a run is left out: none is removed by hand.
+      a DCTCP run in which the bottleneck marked nothing: DCTCP's senders
+      did not negotiate ECN or the queue never reached K, and the run
+      measured drop-tail with a deep buffer, not DCTCP."""
+    if res.get("scheme") in ("dctcp", "dctcp-k") and _marks(res) == 0:
+        return "DCTCP marked no packet (the senders negotiated no ECN, or K was never reached)"
+    return None
+
+
+def baseline_sanity(M):
+    """One line per baseline that ran, saying whether it behaved as itself
+    in each run: DCTCP marked (its CE marks), CoDel dropped by its law
+    (drops beyond the limit's), RED dropped or marked early, AFD dropped by
+    its law. [(scheme, ok: True/False/None, text)]."""
+    out = []
+    for s, rs in sorted(M.by.items()):
+        vals = []
+        if s in ("dctcp", "dctcp-k"):
+            what, vals = "CE marks", [_marks(r) for r in rs]
+        elif s == "kcodel":
+            what = "drops by CoDel's law (beyond the limit's)"
+            for r in rs:
+                cd = next((x for x in r.get("qdisc_stats") or [] if x.get("kind") == "codel"),
+                          None)
+                vals.append(None if cd is None else
+                            (cd.get("drops") or 0) - (cd.get("drop_overlimit") or 0) +
+                            (cd.get("ecn_mark") or 0))
+        elif s == "red":
+            what = "early drops and marks"
+            for r in rs:
+                rd = next((x for x in r.get("qdisc_stats") or [] if x.get("kind") == "red"),
+                          None)
+                vals.append(None if rd is None else
+                            (rd.get("early") or 0) + (rd.get("marked") or 0))
+        elif s == "afd":
+            what = "drops and marks by AFD's law"
+            vals = [(((r.get("afcd_stats") or {}).get("queue") or {}).get("aqm_drop"))
+                    for r in rs]
+        else:
+            continue
+        known = [v for v in vals if v is not None]
+        ok = None if not known else all(v > 0 for v in known)
+        out.append((s, ok, "%s per run: %s%s" % (what, ", ".join(
+            "-" if v is None else "%d" % v for v in vals),
+            "" if ok is not False else " (did not behave as itself in %d of %d)" % (
+                sum(1 for v in known if v <= 0), len(known)))))
+    return out
+
+
 class Metrics:
     """Per scheme: the metrics of its valid runs, aggregated. need: the
-    valid runs a scheme needs to be judged (min(MIN_VALID, repeats))."""
+    valid runs a scheme needs to be judged (min(MIN_VALID, repeats)). A run
+    excluded_by_rule() counts as invalid, with the rule as its reason
+    (self.excluded: (scheme, repeat, reason))."""
 
     def __init__(self, fig, runs, repeats, others=None):
         self.fig, self.others = fig, others or {}
         self.need = max(1, min(MIN_VALID, repeats))
         self.by = {}
+        self.excluded = []
         for res in runs:
+            why = excluded_by_rule(res)
+            if why:
+                res = dict(res, valid=False,
+                           invalid_reasons=list(res.get("invalid_reasons") or []) + [why])
+                self.excluded.append((res["scheme"], res.get("repeat"), why))
             self.by.setdefault(res["scheme"], []).append(res)
         self.valid = {s: [r for r in rs if r.get("valid", True)] for s, rs in self.by.items()}
         self.m = {s: [metrics(r, fig) for r in rs] for s, rs in self.valid.items()}
@@ -336,6 +407,7 @@ def run_dates(M, schemes):
 
 
 def figure_markdown(fig, verdict, M, schemes, ctx, png=None):
+    from .bottleneck import LABELS
     out = ["# Fig. %s: %s" % (fig.id, fig.title), "", banner(fig, ctx), ""]
     if fig.runs_of:
         out += ["Judged on the runs of fig. %s." % fig.runs_of, ""]
@@ -351,6 +423,15 @@ def figure_markdown(fig, verdict, M, schemes, ctx, png=None):
     dated = run_dates(M, schemes)
     if dated:
         out += ["Runs dated " + dated + ".", ""]
+    sanity = baseline_sanity(M)
+    if sanity:
+        out += ["**The baselines as themselves**", ""]
+        out += ["- %s: %s" % (LABELS.get(s, s), text) for s, ok, text in sanity] + [""]
+    if M.excluded:
+        out += ["**Runs excluded by rule** (judge.excluded_by_rule(); no run is removed by "
+                "hand)", ""]
+        out += ["- %s run %s: %s" % (LABELS.get(s, s), k, why) for s, k, why in M.excluded]
+        out += [""]
     out += checks_markdown(verdict["checks"])
     return "\n".join(out) + "\n"
 

@@ -339,6 +339,34 @@ def test_cpu_within_ten_percent_of_codels():
     assert near_rel(M(), "afcd", "kcodel", "guest_cpu", 0.10)[0] is True
 
 
+def test_a_dctcp_run_without_marks_is_invalid_by_rule():
+    """Expected result (fig. 4.3's Y-shape): two DCTCP runs whose bottleneck
+    marked nothing are invalid by rule, listed with the rule in the report,
+    and DCTCP's one run left is too few to judge it (its claim is
+    INCONCLUSIVE, not PASS on drop-tail's behaviour); the baselines' lines
+    say DCTCP did not mark and CoDel's law never dropped."""
+    runs = []
+    for s in ("pfifo", "red", "dctcp", "kcodel", "afcd-paper", "fall-paper", "afcd", "fall"):
+        for k in (1, 2, 3):
+            seven = R / 30 if s in ("pfifo", "red") else R / 7     # the outcast premise
+            fl = [_flow("s1.%d" % i, "s1", R / 7) for i in range(6)] + [_flow("s2", "s2", seven)]
+            r = _run("4.3", s, k, fl, rtt_ms=28.6)
+            if s == "dctcp":
+                r["afcd_stats"] = {"queue": {"ce_threshold_mark": 0 if k < 3 else 57}}
+            if s == "kcodel":
+                r["qdisc_stats"] = [{"kind": "htb"}, {"kind": "codel", "drops": 40,
+                                                      "drop_overlimit": 40, "ecn_mark": 0}]
+            runs.append(r)
+    v, M = judge.judge_figure(F.BY_ID["4.3"], runs, 3)
+    assert [(s, k) for s, k, _ in M.excluded] == [("dctcp", 1), ("dctcp", 2)]
+    assert len(M.valid["dctcp"]) == 1
+    assert _checks(v)[("DCTCP fair", "both")] == "INCONCLUSIVE"
+    md = judge.figure_markdown(F.BY_ID["4.3"], v, M, ["dctcp", "kcodel"], {"rate_mbit": R})
+    assert "DCTCP run 1: DCTCP marked no packet" in md
+    assert "DCTCP: CE marks per run: 0, 0, 57 (did not behave as itself in 2 of 3)" in md
+    assert "CoDel: drops by CoDel's law (beyond the limit's) per run: 0, 0, 0" in md
+
+
 def test_premises_are_the_plans():
     """Expected result: a figure has the premises REPRODUCTION.md gives it
     and no other (3.8 and 3.9 inherited 3.7's, which the plan never gave
