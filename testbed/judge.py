@@ -42,8 +42,8 @@ def metrics(res, fig):
     """One run's metrics, the names the checks use:
       jain, util (what the long flows delivered within the window over
       what the link carries in it, short flows' uploads added),
-      g:GROUP (goodput of a flow group, Mbit/s), ratio:A/B, share:GROUP (of
-      the rate), ratio:s2/s1each and share7 (outcast), delay_mean / _p50 /
+      g:GROUP (goodput of a flow group, Mbit/s), each:GROUP (its flows' mean),
+      ratio:A/B, share:GROUP (of the rate), ratio:s2/s1each and share7 (outcast), delay_mean / _p50 /
       _p99 (the bottleneck's backlog as waiting time, ms), backlog_bytes,
       srtt_p90 (srtt - base RTT over the TCP series, ms), cwnd_ratio (time-
       mean cwnd of the cubic flow over the sack flow), guest_cpu, bpf_ns,
@@ -52,12 +52,13 @@ def metrics(res, fig):
     a, b = fig.jain_window(d) if fig.jain_window else (w, d)
     r = res["rate_mbit"]
     m = {}
-    gp, groups = [], {}
+    gp, groups, counts = [], {}, {}
     for f in _flows_in(res):
         g = goodput_mbps(f, max(a, flow_t0(f) + 1.0), b)
         gp.append(g)
         key = f.get("group", f["name"])
         groups[key] = groups.get(key, 0.0) + g
+        counts[key] = counts.get(key, 0) + 1
     m["jain"] = jain(gp)
     short_mbps = 0.0
     for s in res.get("short_flows") or []:
@@ -67,6 +68,7 @@ def metrics(res, fig):
     m["util"] = u + short_mbps / r if u is not None else None
     for k, v in groups.items():
         m["g:" + k] = v
+        m["each:" + k] = v / counts[k]
         m["share:" + k] = v / r if r else None
     for x, y in (("cubic", "sack"),):
         if groups.get(x) is not None and groups.get(y):
@@ -561,14 +563,17 @@ def plot_figure(fig, M, schemes, path):
         f, axs = plt.subplots(1, 2, figsize=(13, 4.2), gridspec_kw={"width_ratios": [2, 1]})
         width = 0.8 / max(len(groups), 1)
         for j, g in enumerate(groups):
-            mus = [_mean_sd([m.get("g:" + g) for m in M.m.get(s, [])]) for s in ran]
+            # a group of several flows (4.3's flows 1-6) as its flows' mean,
+            # beside a single flow (flow 7)
+            mus = [_mean_sd([m.get("each:" + g) for m in M.m.get(s, [])]) for s in ran]
             axs[0].bar([i + (j - (len(groups) - 1) / 2) * width for i in range(len(ran))],
                        [x[0] or 0 for x in mus], width=width,
                        yerr=[x[1] or 0 for x in mus], capsize=2, label=g)
         axs[0].set_xticks(range(len(ran)))
         axs[0].set_xticklabels(labels, rotation=35, ha="right", fontsize=7)
         axs[0].set_ylabel("goodput (Mbit/s)")
-        axs[0].set_title("(a) goodput per flow (group)", fontsize=9)
+        axs[0].set_title("(a) goodput per flow (a group of several: its flows' mean)",
+                         fontsize=9)
         axs[0].legend(fontsize=7)
         bars(axs[1], "delay_mean", "(b) queueing delay, mean (whisker: p99), ms",
              whisker="delay_p99")
@@ -600,10 +605,12 @@ def plot_figure(fig, M, schemes, path):
                 axs[0][i].plot(t, [(x[1] or 0) / 1448 for x in ser], lw=0.8, label=fl["name"])
                 axs[1][i].plot(t, [x[2] for x in ser], lw=0.8, label=fl["name"])
             axs[0][i].axhline(bdp_pk, color="grey", ls="--", lw=0.8, label="BDP")
-            axs[0][i].set_title("(%s) %s: cwnd (packets)" % ("abcd"[i % 4], LABELS.get(s, s)),
-                                fontsize=8)
-            axs[1][i].set_title("(%s) %s: srtt (ms)" % ("efgh"[i % 4], LABELS.get(s, s)),
-                                fontsize=8)
+            # the text's four panels (a)-(d) and (e)-(h): DT, CoDel, AFQ, AFCD;
+            # the project's AFCD beside them, unlettered
+            j = ("pfifo", "kcodel", "afd", "afcd-paper").index(s) if s != "afcd" else None
+            la, le = ("(%s) " % "abcd"[j], "(%s) " % "efgh"[j]) if j is not None else ("", "")
+            axs[0][i].set_title("%s%s: cwnd (packets)" % (la, LABELS.get(s, s)), fontsize=8)
+            axs[1][i].set_title("%s%s: srtt (ms)" % (le, LABELS.get(s, s)), fontsize=8)
             axs[1][i].set_xlabel("time (s)", fontsize=8)
             axs[0][i].legend(fontsize=6)
     else:
