@@ -458,6 +458,11 @@ bool slot_owner(struct pins *p, const struct afcd_config *c, __u32 *pid, __u64 *
 		return false;
 	*pid = sc.loader_pid;
 	*age_ns = sc.heartbeat_ns && now_ns() > sc.heartbeat_ns ? now_ns() - sc.heartbeat_ns : 0;
+	/* a loader of this network namespace runs (as a rule) in this PID
+	 * namespace: its PID answers at once, alive or dead (a loader killed
+	 * with SIGKILL is replaced without waiting for its scans to age) */
+	if (c->netns_cookie && c->netns_cookie == netns_cookie())
+		return kill((pid_t)sc.loader_pid, 0) == 0 || errno == EPERM;
 	return (sc.heartbeat_ns && *age_ns < AFCD_OWNER_STALE_NS) || pid_is_afcd(sc.loader_pid);
 }
 

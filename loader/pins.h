@@ -84,13 +84,13 @@ long flows_each(struct pins *p, __u32 ifindex, flow_fn fn, void *arg);
  * stopped, whatever namespace it runs in: 40 scan periods. */
 #define AFCD_OWNER_STALE_NS (40 * AFCD_SCAN_PERIOD_NS)
 /* Does a live loader hold config c's slot (an attach asks before it
- * claims one, so not itself)? Its
- * PID in *pid (afcd_scan.loader_pid, as the loader's own PID namespace
- * numbers it) and the age of its last scan in *age_ns (0: none). A loader
- * lives while its scans are younger than AFCD_OWNER_STALE_NS (in any PID
- * or network namespace) or, stalled (SIGSTOP), while a process of its PID
- * named afcd runs in this PID namespace. One that stopped with --keep
- * left loader_pid 0. */
+ * claims one, so not itself)? Its PID in *pid (afcd_scan.loader_pid, as
+ * the loader's own PID namespace numbers it) and the age of its last scan
+ * in *age_ns (0: none). A loader of this network namespace lives while its
+ * PID does (kill(pid, 0)); one of another, whose PID may be another PID
+ * namespace's, while its scans are younger than AFCD_OWNER_STALE_NS or,
+ * stalled (SIGSTOP), while a process of its PID named afcd runs in this
+ * PID namespace. One that stopped with --keep left loader_pid 0. */
 bool slot_owner(struct pins *p, const struct afcd_config *c, __u32 *pid, __u64 *age_ns);
 /* slot_owner() of ifindex's config, with the pins opened here. */
 bool running_loader(__u32 ifindex, __u32 *pid);
