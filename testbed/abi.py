@@ -4,6 +4,7 @@ Python side never keeps a second copy: the pinned maps (AFCD_PINS), the
 drop laws (AFCD_ALGOS), the aggregates (AFCD_AGGS) and the counters (AFCD_STATS, AFCD_ASTATS,
 AFCD_GSTATS), each in the header's order.
 
+  ABI     the layout version of the maps (AFCD_ABI_VERSION)
   PIN_DIR where the maps are pinned (AFCD_PIN_DIR)
   PINS    [(field, map name)]
   ALGOS   [algo name]                    (the `algo` parameter's values)
@@ -72,9 +73,10 @@ def _load():
     counters = {n: [tuple(e[1:5]) for e in _entries(_list_body(text, n))]
                 for n in ("AFCD_STATS", "AFCD_ASTATS", "AFCD_GSTATS")}
     pin_dir = re.search(r'#define AFCD_PIN_DIR "([^"]+)"', text).group(1)
-    return pins, algos, aggs, counters, pin_dir
+    abi = int(re.search(r"#define AFCD_ABI_VERSION (\d+)u", text).group(1))
+    return pins, algos, aggs, counters, pin_dir, abi
 
 
-PINS, ALGOS, AGGS, _C, PIN_DIR = _load()
+PINS, ALGOS, AGGS, _C, PIN_DIR, ABI = _load()
 STATS, ASTATS, GSTATS = _C["AFCD_STATS"], _C["AFCD_ASTATS"], _C["AFCD_GSTATS"]
 PIN_NAMES = [name for _, name in PINS]

@@ -381,8 +381,8 @@ def banner(fig, ctx):
                                                            fig.target_ms(r) if r else 0,
                                                            fig.interval_ms(r) if r else 0))
     return ("**Scaled reproduction, not a 10 Gb/s replication.** %g Mbit/s (%s), "
-            "%s, kernel %s, %s repeat(s) of %s s (warm-up %s s), mode %s. %s. "
-            "Depends on the absolute rate: %s." % (
+            "engine: a VM under %s, kernel %s, %s repeat(s) of %s s (warm-up %s s), mode %s. "
+            "%s. Depends on the absolute rate: %s." % (
                 r or 0, "calibrated" if ctx.get("rate_arg", "auto") == "auto" else "given",
                 ctx.get("emulation", "TCG"), ctx.get("kernel", "?"),
                 ctx.get("repeats", "?"), ctx.get("duration_s", "?"), ctx.get("warmup_s", "?"),
@@ -390,20 +390,24 @@ def banner(fig, ctx):
 
 
 def run_dates(M, schemes):
-    """The days the schemes' runs were made and the commits they ran
-    (where recorded), schemes of the same grouped: "2026-11-24 (drop-tail,
-    RED); 2026-11-26, commit ebb2942e1a2b (AFCD)" (a reader sees runs of
-    different datapaths side by side); "" without dates."""
+    """The days the schemes' runs were made and the commits and map ABI they
+    ran (where recorded), schemes of the same grouped: "2026-11-24
+    (drop-tail, RED); 2026-11-26, commit ebb2942e1a2b, ABI 17 (AFCD)" (a
+    reader sees runs of different datapaths side by side); "" without
+    dates."""
     from .bottleneck import LABELS
     groups = {}
     for s in schemes:
         rs = M.by.get(s, [])
         days = sorted({str(r.get("date", ""))[:10] for r in rs if r.get("date")})
         codes = sorted({r["code"] for r in rs if r.get("code")})
+        abis = sorted({r["abi"] for r in rs if r.get("abi")})
         if days:
             key = " to ".join([days[0], days[-1]] if len(days) > 1 else days)
             if codes:
                 key += ", commit%s %s" % ("s" if len(codes) > 1 else "", ", ".join(codes))
+            if abis:
+                key += ", ABI %s" % ", ".join(str(a) for a in abis)
             groups.setdefault(key, []).append(LABELS.get(s, s))
     return "; ".join("%s (%s)" % (d, ", ".join(v)) for d, v in sorted(groups.items()))
 

@@ -13,7 +13,7 @@ import subprocess
 import threading
 import time
 
-from . import bottleneck, qsample, validity, workload
+from . import abi, bottleneck, qsample, validity, workload
 from .stats import jain, percentile
 from . import topo as topo_mod
 from .workload import Flow
@@ -374,7 +374,7 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
            "rtt_ms": rtt_ms, "duration_s": duration_s, "warmup_s": warmup_s,
            "buffer_bdp": buffer_bdp, "target_ms": target_ms, "interval_ms": interval_ms,
            "ecn": ecn, "kernel": os.uname().release, "date": time.strftime("%Y-%m-%d %H:%M"),
-           "code": code_version(), "wall_s": None, "short_spec": short.spec() if short else None,
+           "code": code_version(), "abi": abi.ABI, "wall_s": None, "short_spec": short.spec() if short else None,
            "rto_min_ms": _at(wl.rto_min_ms, rate_mbit), "access_rate": wl.access_rate,
            "loader_params": b.loader_params() if scheme in bottleneck.OURS else None,
            "backlog_sampler_error": sampler.error}

@@ -259,7 +259,7 @@ def test_reproduce_smoke(tmp_path):
     with open(os.path.join(out, "fig4.3", "verdict.json")) as fh:
         v1 = json.load(fh)["verdict"]
     md = open(os.path.join(out, "fig4.3", "fig4.3.md")).read()
-    assert "Scaled reproduction, not a 10 Gb/s replication" in md and "| premise |" in md
+    assert "Scaled reproduction, not a 10 Gb/s replication" in md and "**Premises**" in md
     assert os.path.exists(os.path.join(out, "fig4.4", "fig4.4.md"))
     assert os.path.exists(os.path.join(out, "reproduction.md"))
     subprocess.run(TESTBED + ["reproduce", "4.3", "--judge", out], check=True,
