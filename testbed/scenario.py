@@ -304,8 +304,13 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
     with topo_mod.Topology(kind, senders=max([f.sender for f in flows] +
                                              ([short.sender] if short else [])) + 1,
                            rtt_ms=rtt_ms, rto_min_ms=_at(wl.rto_min_ms, rate_mbit),
-                           # a marking scheme's senders ask for ECN
-                           sysctls=list(wl.sysctls) + (["net.ipv4.tcp_ecn=1"] if ecn else []),
+                           # a marking scheme's senders ask for ECN, and so do
+                           # DCTCP's: iperf3 sets TCP_CONGESTION after connect(),
+                           # so its SYN asks for ECN only with tcp_ecn=1; without
+                           # it DCTCP falls back to Reno (ss: dctcp:fallback_mode)
+                           # and sends no ECT packet, and the bottleneck marks none
+                           sysctls=list(wl.sysctls) + (["net.ipv4.tcp_ecn=1"]
+                                                       if ecn or cc == "dctcp" else []),
                            access_rate_mbit=rate_mbit if wl.access_rate else None) as t:
         need = {f.cc for f in flows if f.proto == "tcp"}
         have = set(workload.available_cc(t.senders[0]))
