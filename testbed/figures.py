@@ -118,7 +118,8 @@ class Figure:
 
     def __init__(self, fid, chapter, title, quotes, cell, workload, checks, panels,
                  rtt_ms, buffer_bdp, target_ms, interval_ms, runs_of=None, needs=(),
-                 rate_notes="", jain_window=None, substitute=False, extra_schemes=()):
+                 rate_notes="", jain_window=None, substitute=False, extra_schemes=(),
+                 remedy_of=None):
         self.id, self.chapter, self.title, self.quotes = fid, chapter, title, quotes
         self.cell, self.workload, self.checks, self.panels = cell, workload, checks, panels
         self.rtt_ms, self.buffer_bdp = rtt_ms, buffer_bdp
@@ -126,6 +127,9 @@ class Figure:
         self.runs_of, self.needs, self.rate_notes = runs_of, list(needs), rate_notes
         self.jain_window, self.substitute = jain_window, substitute
         self.extra_schemes = list(extra_schemes)   # run beyond the chapter's set
+        # a remedy for a figure whose premise the scaled rate breaks (REPRODUCTION.md,
+        # the plan's own): labelled as such, reported apart, never in the tally
+        self.remedy_of = remedy_of
 
     @property
     def run_id(self):
@@ -850,18 +854,45 @@ _add(Figure(
     ],
     rate_notes="Jain over the second half of the run (after the late group's start + 5 s)"))
 
-BY_ID = {f.id: f for f in FIGURES}
+BY_ID_37 = next(f for f in FIGURES if f.id == "3.7")
+
+
+# ---- remedies: the plan's own, where the scaled rate breaks a premise -------------
+REMEDIES = [
+    Figure("3.7-480", 3, "remedy for 3.7: 10 CUBIC + 10 HSTCP + 10 TCP-SACK at 480 ms",
+           ["(REPRODUCTION.md, fig. 3.7: 'a labelled variant restores per-flow windows near "
+            "100 packets: RTT 480 ms')"] + BY_ID_37.quotes,
+           workload=wl_thirty, panels="jdu", cell="wan", rtt_ms=lambda r: 480.0,
+           buffer_bdp=1.0, target_ms=lambda r: 5.0, interval_ms=lambda r: 100.0,
+           checks=_many_checks() + [c for c in BY_ID_37.checks if c.id == "throughput"],
+           rate_notes="a 4x RTT gives each flow 4x the window of 3.7 at the same rate",
+           remedy_of="3.7"),
+] + [
+    Figure("4.3-b%d" % b, 4, "remedy for 4.3: drop-tail's buffer at %d BDP" % b,
+           ["(REPRODUCTION.md, fig. 4.3: 'if not, sweep pfifo's buffer once over {1, 2, 4, 8} "
+            "BDP')"], workload=wl_outcast, panels="bars",
+           checks=[premise("outcast", "Drop-tail creates the TCP outcast problem",
+                           lambda M, V: ratio_le(M, "pfifo", "ratio:s2/s1each", 0.5,
+                                                 "flow 7 / mean of flows 1-6"))],
+           cell="dcn", rtt_ms=lambda r: 0.1 * k_of(r), buffer_bdp=float(b),
+           target_ms=lambda r: 1.0 * k_of(r), interval_ms=lambda r: 5.0 * k_of(r),
+           remedy_of="4.3")
+    for b in (1, 2, 4)]
+ALL = FIGURES + REMEDIES
+BY_ID = {f.id: f for f in ALL}
 CH3 = [f.id for f in FIGURES if f.chapter == 3]
 CH4 = [f.id for f in FIGURES if f.chapter == 4]
 
 
 def select(spec):
-    """FIG[,FIG..] | ch3 | ch4 | all -> [Figure] (unknown ids: ValueError)."""
+    """FIG[,FIG..] | ch3 | ch4 | all | remedies -> [Figure] (unknown ids:
+    ValueError); all is the 14 figures, without the remedies."""
     out = []
     for part in spec.split(","):
         part = part.strip().lower().replace("fig", "")
         ids = CH3 if part == "ch3" else CH4 if part == "ch4" else \
-            CH3 + CH4 if part == "all" else [part]
+            CH3 + CH4 if part == "all" else \
+            [f.id for f in REMEDIES] if part == "remedies" else [part]
         for i in ids:
             if i not in BY_ID:
                 raise ValueError("no figure %r (figures: %s)" % (i, ", ".join(BY_ID)))

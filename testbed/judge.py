@@ -262,7 +262,8 @@ def judge_figure(fig, runs, repeats, others=None, planned=()):
     figure was run with."""
     M = Metrics(fig, runs, repeats, others)
     out = {"figure": fig.id, "title": fig.title, "quotes": fig.quotes, "cell": fig.cell,
-           "rate_notes": fig.rate_notes, "checks": [], "verdict": {}, "schemes": {}}
+           "rate_notes": fig.rate_notes, "checks": [], "verdict": {}, "schemes": {},
+           "remedy_of": fig.remedy_of}
     tally = {v: {"pass": 0, "fail": 0, "tie": 0, "premise": 0, "undecided": 0}
              for v in ("text", "project")}
     if not runs:
@@ -479,6 +480,8 @@ def tally_of(rows):
         figs = {w: 0 for w in VERDICT_ORDER}
         claims = {k: 0 for k in CLAIM_KEYS}
         for r in rows:
+            if r.get("remedy_of"):
+                continue
             figs[r["verdict"].get(v) or "NOT-RUN"] += 1
             for k, n in (r["verdict"].get("claims") or {}).get(v, {}).items():
                 claims[k] += n
@@ -506,15 +509,25 @@ def summary_markdown(rows, ctx):
                ctx.get("mode", "?")), "",
            "| figure | what | the text's algorithm | own claims pass / fail / tie | "
            "the project's | own claims pass / fail / tie |", "|---|---|---|---|---|---|"]
-    for r in rows:
+    for r in [r for r in rows if not r.get("remedy_of")]:
         v = r["verdict"]
         cl = v.get("claims") or {}
         out.append("| [%s](fig%s/fig%s.md) | %s | %s | %s | %s | %s |" % (
             r["figure"], r["figure"], r["figure"], r["title"], v.get("text"),
             _claims_cell(cl.get("text", {})), v.get("project"),
             _claims_cell(cl.get("project", {}))))
+    remedies = [r for r in rows if r.get("remedy_of")]
+    if remedies:
+        out += ["", "**Remedies** for premises the scaled rate breaks, the plan's own "
+                "(REPRODUCTION.md), labelled as such; not in the tally:", "",
+                "| remedy | of | what | the text's algorithm | the project's |",
+                "|---|---|---|---|---|"]
+        for r in remedies:
+            out.append("| [%s](fig%s/fig%s.md) | %s | %s | %s | %s |" % (
+                r["figure"], r["figure"], r["figure"], r["remedy_of"], r["title"],
+                r["verdict"].get("text"), r["verdict"].get("project")))
     tally = tally_of(rows)
-    out += ["", "**Tally.**"]
+    out += ["", "**Tally** (the 14 figures)."]
     for k, name in (("text", "The text's algorithm"), ("project", "The project's")):
         f, c = tally[k]["figures"], tally[k]["claims"]
         out.append("- %s: figures %s; own claims: %d passed, %d failed, %d tied, %d blocked "

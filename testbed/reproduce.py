@@ -42,7 +42,7 @@ def run_figures(figs):
     """The figures whose runs must happen for figs (runs_of resolved),
     each once, in registry order."""
     want = {f.run_id for f in figs}
-    return [f for f in F.FIGURES if f.id in want]
+    return [f for f in F.ALL if f.id in want]
 
 
 def plan(figs, mode, which, repeat=None):
@@ -206,7 +206,7 @@ def judge_all(figs, out, which=None):
     which = which or ctx.get("schemes", "default")
     repeats = ctx.get("repeats", F.MODES[mode]["repeat"])
     metrics_of, rows = {}, []
-    for f in F.FIGURES:      # every figure in order: 3.7 refers to 3.6, 3.8 and 3.9 to 3.7
+    for f in F.ALL:          # every figure in order: 3.7 refers to 3.6, 3.8 and 3.9 to 3.7
         runs = judge.load_runs(os.path.join(out, "fig" + f.run_id))
         planned = schemes_of(f, which)
         verdict, M = judge.judge_figure(f, runs, repeats, others=metrics_of, planned=planned)

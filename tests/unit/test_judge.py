@@ -384,6 +384,20 @@ def test_premises_are_the_plans():
             assert c.needs is None or c.needs in prem, (f.id, c.id, c.needs)
 
 
+def test_remedies_are_labelled_and_left_out_of_the_tally():
+    """Expected result: the remedies for premises (3.7 at 480 ms, 4.3's
+    drop-tail buffer at 1, 2, 4 BDP) are selected by name or as
+    "remedies", never by "all"; their rows are listed apart and counted in
+    no tally."""
+    ids = [f.id for f in F.select("remedies")]
+    assert ids == ["3.7-480", "4.3-b1", "4.3-b2", "4.3-b4"]
+    assert not set(ids) & {f.id for f in F.select("all")}
+    v, _ = judge.judge_figure(F.BY_ID["3.7-480"], [], 3)
+    md, tally = judge.summary_markdown([v], {})
+    assert "**Remedies**" in md and "| 3.7 |" in md
+    assert sum(tally["text"]["figures"].values()) == 0
+
+
 def test_every_figure_is_registered_with_checks():
     """Expected result: the 14 figures of ch. 3-4, each with quotes, and a
     premise or claim for every one that has runs of its own."""
