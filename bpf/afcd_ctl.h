@@ -210,4 +210,24 @@ out:
 	e->heartbeat_ns = now;
 }
 
+/* The loader's scan (every AFCD_SCAN_PERIOD_NS): the water level of the
+ * shadow buffer for capacity samples (afcd_sb_capacity()) from its
+ * histogram of per-flow counts n (struct afcd_sb_hist's n[]), written into
+ * the fields of sc the refresh step reads (waterline, max_count, samples,
+ * n_long, mice); the caller stamps the heartbeat. User space only (two
+ * passes of up to sb_size steps): the loader, the ns-3 engine, the tests.
+ * Source: docs/ALGORITHM.md sec. 3a. */
+static inline void afcd_scan_of_hist(const __u32 *n, __u32 sb_size, __u64 capacity,
+				     struct afcd_scan *sc)
+{
+	struct afcd_water w;
+
+	afcd_waterfill_hist(n, sb_size, capacity, &w);
+	sc->waterline = w.level;
+	sc->max_count = w.max_count;
+	sc->samples = w.samples;
+	sc->n_long = w.n_long;
+	sc->mice = w.mice;
+}
+
 #endif /* AFCD_CTL_H */

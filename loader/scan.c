@@ -49,16 +49,9 @@ static void scan_hist(struct pins *p, const struct afcd_config *c, __u64 capacit
 		      struct afcd_scan *sc)
 {
 	static struct afcd_sb_hist h;
-	struct afcd_water w;
 
-	if (bpf_map_lookup_elem(p->hist, &c->slot, &h))
-		return;
-	afcd_waterfill_hist(h.n, c->sb_size, capacity, &w);
-	sc->waterline = w.level;
-	sc->max_count = w.max_count;
-	sc->samples = w.samples;
-	sc->n_long = w.n_long;
-	sc->mice = w.mice;
+	if (!bpf_map_lookup_elem(p->hist, &c->slot, &h))
+		afcd_scan_of_hist(h.n, c->sb_size, capacity, sc);
 }
 
 /* Is a full watch due: the pin directory changed, or WATCH_PERIOD_NS

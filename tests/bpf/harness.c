@@ -412,14 +412,7 @@ __u64 mono_ns(void)
 void scan_from_hist(const struct afcd_sb_hist *h, __u32 sb_size, __u64 capacity,
 			   struct afcd_scan *sc)
 {
-	struct afcd_water w;
-
-	afcd_waterfill_hist(h->n, sb_size, capacity, &w);
-	sc->waterline = w.level;
-	sc->max_count = w.max_count;
-	sc->samples = w.samples;
-	sc->n_long = w.n_long;
-	sc->mice = w.mice;
+	afcd_scan_of_hist(h->n, sb_size, capacity, sc);
 }
 
 void put_scan(__u32 ifindex, const struct afcd_scan *sc)

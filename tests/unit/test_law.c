@@ -924,13 +924,7 @@ static void test_rate_ewma(void)
 /* The loader's scan of a histogram for a capacity (loader/scan.c). */
 static void scan_of(const struct afcd_sb_hist *h, __u64 capacity, struct afcd_scan *sc)
 {
-	struct afcd_water w;
-
-	afcd_waterfill_hist(h->n, 2000, capacity, &w);
-	sc->waterline = w.level;
-	sc->max_count = w.max_count;
-	sc->n_long = w.n_long;
-	sc->mice = w.mice;
+	afcd_scan_of_hist(h->n, 2000, capacity, sc);
 }
 
 /* The refresh step: water level, controller, fair rate, FaLL target,
