@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * afcd_drive.h - the datapath's own programs on a simulated clock, for the
+ * ns-3 engine (sim/afcd_sim.cc): afcd_egress (bpf/afcd.bpf.c) decides every
+ * packet through BPF_PROG_TEST_RUN with the test clock set to the
+ * simulation's time, the control program (bpf/afcd_ctl.bpf.c) runs the
+ * refresh step every update_period, and the loader's scan
+ * (afcd_scan_of_hist()) every AFCD_SCAN_PERIOD_NS, when the caller says
+ * (Simulator::Schedule). No rule of the datapath is restated here: this
+ * file only loads the objects, writes the config as the loader does and
+ * moves frames in and out. Private maps (nothing pinned), so that two
+ * simulations never share a flow table. Needs root (CAP_BPF, CAP_NET_ADMIN)
+ * like the BPF tests. C, so that the maps' header (C11 _Static_assert)
+ * compiles as it is; the engine's C++ calls it through extern "C".
+ */
+#ifndef AFCD_SIM_DRIVE_H
+#define AFCD_SIM_DRIVE_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct afcd_drive;
+
+/* What the datapath counted, for the simulation's result. */
+struct afcd_drive_stats {
+	__u64 passed, aqm_drop, police_drop, overlimit_drop;
+	__u64 ecn_mark, police_mark, high_mark, ce_threshold_mark;
+	__u64 sampled, flows_new, flow_fail, flow_collide;
+	__u64 idle_ns;            /* the virtual queue's idle time */
+	__u64 t_last_ns;          /* the virtual queue's clock (backlog: t_last - now) */
+	__u32 n_active, n_long, m_fair, waterline;
+	__u64 global_target_ns, fair_rate_bps, arrival_bps;
+	__u64 runs, run_ns;       /* BPF_PROG_TEST_RUN calls of afcd_egress and the
+				   * program's own time in them (the kernel's duration) */
+	__u64 memlock_bytes;      /* the maps' memory */
+};
+
+/* Load afcd.bpf.o and afcd_ctl.bpf.o (the build's skeletons) with the test
+ * clock, on private maps, and write the config the loader would write for
+ * `afcd attach DEV NAME VALUE...` for the loopback interface (ifindex 1 of
+ * the caller's network namespace; its slot, ifindex and namespace filled
+ * in here): kv holds n names and values in turn (the testbed's loader
+ * parameters, testbed/bottleneck.py), parsed, completed and validated by
+ * the loader's own code (loader/params.c). seed: the programs' random
+ * source (flow-id key, generators). NULL with the reason in err (the
+ * loader's message for a bad parameter). */
+struct afcd_drive *afcd_drive_open(const char *const *kv, int n, __u64 seed, char *err,
+				   size_t errlen);
+
+/* The config's update_period and rate: when the caller runs the refresh
+ * step, and the rate the virtual queue drains at (bits/s). */
+__u64 afcd_drive_update_period_ns(const struct afcd_drive *d);
+__u64 afcd_drive_rate_bps(const struct afcd_drive *d);
+
+/* One packet at now_ns (simulated, > 0): frame (len bytes: Ethernet, IP and
+ * the first bytes of L4 suffice; CE, when set, is written back into it) of
+ * wire_len bytes on the wire. Returns 0 admitted (*t_dep_ns: its departure
+ * time, on the same clock), 1 dropped, -1 error (errno). */
+int afcd_drive_egress(struct afcd_drive *d, __u64 now_ns, void *frame, __u32 len,
+		      __u32 wire_len, __u64 *t_dep_ns);
+
+/* The refresh step at now_ns (the kernel timer's work); the loader's scan
+ * at now_ns; the loader's GC of flow state idle for idle_ns. 0 or -1. */
+int afcd_drive_refresh(struct afcd_drive *d, __u64 now_ns);
+int afcd_drive_scan(struct afcd_drive *d, __u64 now_ns);
+int afcd_drive_gc(struct afcd_drive *d, __u64 now_ns, __u64 idle_ns);
+
+/* The counters and estimates now. 0 or -1. */
+int afcd_drive_read(struct afcd_drive *d, struct afcd_drive_stats *s);
+
+void afcd_drive_close(struct afcd_drive *d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AFCD_SIM_DRIVE_H */
