@@ -9,6 +9,10 @@
 #                                 and Linux >= 6.17 unpacked from trixie-backports
 #                                 for the qdisc backend (nothing added to the
 #                                 machine's apt sources)
+#   tools/deps.sh --ns3           also the ns-3 engine: PyPI's ns3 3.44 wheel
+#                                 (pinned by its hash) unpacked to
+#                                 /usr/local/lib/afcd-ns3 (headers and shared
+#                                 libraries for `make sim`; no Python import)
 #   tools/deps.sh --backports     libbpf, bpftool and iproute2 from
 #                                 bookworm-backports (libbpf 1.4, bpftool 7.5,
 #                                 iproute2 6.15: tcx attach, bpftool net show
@@ -28,16 +32,18 @@ pkgs=(clang clang-16 llvm libbpf-dev bpftool libelf-dev zlib1g-dev libmicrohttpd
       debhelper dpkg-dev lintian groff-base man-db)
 vm_pkgs=(linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static)
 bp_pkgs=(libbpf-dev libbpf1 bpftool iproute2)
-vm=0 backports=auto
+vm=0 ns3=0 backports=auto
 for a in "$@"; do
 	case "$a" in
 	--vm) vm=1 ;;
+	--ns3) ns3=1 ;;
 	--backports) backports=yes ;;
 	--no-backports) backports=no ;;
-	*) echo "usage: tools/deps.sh [--vm] [--backports|--no-backports]" >&2; exit 2 ;;
+	*) echo "usage: tools/deps.sh [--vm] [--ns3] [--backports|--no-backports]" >&2; exit 2 ;;
 	esac
 done
 [ $vm = 1 ] && pkgs+=("${vm_pkgs[@]}")
+[ $ns3 = 1 ] && pkgs+=(g++)
 
 if [ "$(id -u)" != 0 ]; then
 	echo "deps.sh: run as root (it installs Debian packages)" >&2
@@ -186,6 +192,23 @@ if [ $vm = 1 ] && ! command -v vng >/dev/null 2>&1; then
 	echo "deps.sh: installing virtme-ng (pip)"
 	python3 -m pip install -q virtme-ng 2>/dev/null ||
 		/usr/bin/python3 -m pip install -q --break-system-packages virtme-ng
+fi
+# ns-3 3.44 for the ns-3 engine (sim/, testbed/ns3.py): the manylinux
+# wheel's headers and libraries, built for Python 3.11 (Debian 12's), pinned
+# by hash; into its own directory (Makefile NS3_DIR), never site-packages
+NS3_TARGET=/usr/local/lib/afcd-ns3
+NS3_PIN="ns3==3.44.post0 --hash=sha256:2a98479a4a3a1bb819b95ce061871a9d068268b42351b8f0ef598160939ba7ce"
+if [ $ns3 = 1 ] && [ ! -f "$NS3_TARGET/ns3/lib64/libns3.44-core.so" ]; then
+	echo "deps.sh: installing ns-3 3.44 (PyPI wheel ns3, 69 MB) to $NS3_TARGET"
+	req=$(mktemp)
+	echo "$NS3_PIN" > "$req"
+	rm -rf "$NS3_TARGET"
+	/usr/bin/python3 -m pip install -q --no-deps --only-binary=:all: --require-hashes \
+		--target "$NS3_TARGET" -r "$req" 2>/dev/null ||
+		/usr/bin/python3 -m pip install -q --break-system-packages --no-deps \
+		--only-binary=:all: --require-hashes --target "$NS3_TARGET" -r "$req" ||
+		echo "deps.sh: ns-3 could not be installed: the ns-3 engine's tests are skipped" >&2
+	rm -f "$req"
 fi
 # bpffs for the pinned maps
 if ! mountpoint -q /sys/fs/bpf; then
