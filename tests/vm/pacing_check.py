@@ -45,11 +45,12 @@ import socket, struct, sys, time, json
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", 9999))
 print("ready", flush=True)
-s.settimeout(5)
+s.settimeout(60)                # the sender's start (ARP, Python) under a slow TCG
 out = []
 try:
     while len(out) < 200:
         d = s.recv(2048)
+        s.settimeout(5)
         now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
         tx, i = struct.unpack("QQ", d[:16])
         out.append((i, tx, now))

@@ -31,10 +31,11 @@ def main():
         b.install()
         try:
             # the tracer compiles its BPF first (tens of seconds under TCG):
-            # start the traffic once it says it is tracing
+            # start the traffic once it says it is tracing; it traces past
+            # the load's end, which may start seconds late on a slow guest
             tr = subprocess.Popen(nslib.ns_cmd(t.router, [
                 "/usr/bin/python3", os.path.join(ROOT, "tools", "afcd-trace"),
-                topo.BOTTLENECK_DEV, "-d", "6", "--json"]), stdout=subprocess.PIPE,
+                topo.BOTTLENECK_DEV, "-d", "14", "--json"]), stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONWARNINGS="ignore"))
             err = []
             for line in tr.stderr:
@@ -42,7 +43,13 @@ def main():
                 if "tracing" in line:
                     break
             res = {}
-            th = threading.Thread(target=lambda: res.update(workload.run(t, flows, 10)))
+
+            def load():
+                try:
+                    res.update(workload.run(t, flows, 10))
+                except Exception as e:      # told, with the tracer's result
+                    res["error"] = repr(e)
+            th = threading.Thread(target=load)
             th.start()
             stdout, rest = tr.communicate(timeout=180)
             err.append(rest)
@@ -50,8 +57,8 @@ def main():
             stats = b.afcd_stats()
         finally:
             b.remove()
-    if tr.returncode:
-        print("".join(err), file=sys.stderr)
+    if tr.returncode or "error" in res:
+        print("".join(err), res.get("error", ""), file=sys.stderr)
         return 1
     with open(os.path.join(out, "trace.json"), "w") as fh:
         fh.write(stdout)
