@@ -125,11 +125,13 @@ def afcd_stats(ns, dev, flows=True, dt=0.2):
 
 def start_loader(ns, dev, *params, log=None, wrap=()):
     """Start `afcd attach` in the background (after the command wrap, such
-    as setpriv); wait until it has attached."""
+    as setpriv); wait until it has attached: up to 45 s, for a TCG guest
+    verifying the qdisc backend's programs while the last one's
+    unregistration waits out its RCU grace periods."""
     cmd = ns_cmd(ns, list(wrap) + [AFCD, "attach", dev] + [str(p) for p in params])
     out = open(log, "w") if log else subprocess.DEVNULL
     p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.time() + 15
+    deadline = time.time() + 45
     while time.time() < deadline:
         if p.poll() is not None:
             raise RuntimeError("loader exited with %d" % p.returncode)
