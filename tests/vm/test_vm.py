@@ -10,8 +10,9 @@ guest saturated and senders below their rate. So they assert functional
 facts and comparisons between schemes in the SAME run (one VM, one rate),
 never absolute throughput, utilization or delay: those are the benchmark's
 and the demo's, printed with their validity (README, "The demo"). The rate
-is modest (40 Mbit/s) so that most machines run it validly; the validity
-of each run is printed, not asserted.
+is modest (40 Mbit/s, halved once where the guest cannot send the flood)
+so that most machines run it validly; the validity of each run is
+printed, not asserted.
 """
 import json
 import os
@@ -54,13 +55,18 @@ def runs_for(kernel):
     return RUNS if kernel == KERNELS[0] else RUNS_AGAIN
 
 
-@pytest.fixture(scope="module", params=KERNELS, ids=lambda k: "linux-%s" % (k or "host"))
-def results(request, tmp_path_factory):
-    out = str(tmp_path_factory.mktemp("vm-scenarios"))
-    runs = runs_for(request.param)
+def flood_sent(res):
+    """What the run's UDP flood sent, over its link's rate (None: no flood
+    or no report)."""
+    f = next((f for f in res["flows"] if f["name"] == "udp"), None)
+    sent = ((f or {}).get("client") or {}).get("sent_mbps")
+    return sent / res["rate_mbit"] if sent is not None else None
+
+
+def run_block(runs, rate, out, kernel):
     r = subprocess.run(TESTBED + ["run", ",".join(runs), "--duration", "10",
-                        "--rate", str(RATE), "--rtt", str(RTT), "--target", str(TARGET),
-                        "--out", out] + (["--kernel", request.param] if request.param else []),
+                        "--rate", str(rate), "--rtt", str(RTT), "--target", str(TARGET),
+                        "--out", out] + (["--kernel", kernel] if kernel else []),
                        timeout=1500)
     res = {}
     for name in os.listdir(out):
@@ -68,6 +74,25 @@ def results(request, tmp_path_factory):
             with open(os.path.join(out, name)) as fh:
                 d = json.load(fh)
             res[(d["scenario"], d["scheme"])] = d
+    return r, res
+
+
+@pytest.fixture(scope="module", params=KERNELS, ids=lambda k: "linux-%s" % (k or "host"))
+def results(request, tmp_path_factory):
+    """The block's runs at RATE; where the guest could not send the flood
+    (under drop-tail its UDP sender below 1.2x the rate: no overload, so no
+    comparison of schemes under one), the block again at half the rate,
+    once."""
+    runs = runs_for(request.param)
+    for rate in (RATE, RATE / 2):
+        out = str(tmp_path_factory.mktemp("vm-scenarios"))
+        r, res = run_block(runs, rate, out, request.param)
+        dt = res.get(("cubic-udp", "droptail"))
+        x = flood_sent(dt) if dt else None
+        if r.returncode or x is None or x >= 1.2:
+            break
+        print("the guest sent the flood at %.2fx the rate at %g Mbit/s: again at %g" %
+              (x, rate, rate / 2))
     for k, v in sorted(res.items()):
         print("%s/%s: %s %s valid=%s %s" % (
             k[0], k[1], {f["name"]: round(f["goodput_mbps"], 1) for f in v["flows"]},
@@ -100,7 +125,9 @@ def test_every_result_carries_its_validity(results):
         if r["scheme"] in ("afcd", "fall", "droptail"):
             assert 0 <= r["cpu"]["loader_busy"] < 1, r["cpu"]
     udp = next(f for f in results[("cubic-udp", "fall")]["flows"] if f["name"] == "udp")
-    assert udp["configured_mbps"] == 1.5 * RATE and udp["client"]["sent_mbps"] > 0
+    rate = results[("cubic-udp", "fall")]["rate_mbit"]
+    assert rate in (RATE, RATE / 2), rate
+    assert udp["configured_mbps"] == 1.5 * rate and udp["client"]["sent_mbps"] > 0
 
 
 @pytest.mark.parametrize("scheme", ["afcd", "fall"])
@@ -315,9 +342,9 @@ def test_loader_qdisc_backend(tmp_path):
     flow are set on its next packets by afcd_egress (the qdisc cannot
     write a packet) and reach the receiver, while the flood is dropped;
     without a rate, as the root qdisc of a NIC that pushes back at 10
-    Mbit/s (the wire), it holds the queue, keeps the NIC at least three
-    quarters as busy as fq_codel does on the same wire in the same boot,
-    and CUBIC gets at least 60 % of the goodput of a flood
+    Mbit/s (the wire), it holds the queue, delivers within a tenth of the
+    wire's rate of what fq_codel delivers on it in the same boot, and CUBIC
+    gets at least 60 % of the goodput of a flood
     at twice the NIC's rate."""
     r = vm_script("qdisc_loader_check.py", "qdisc_loader.json", str(tmp_path),
                   kernel=QDISC_KERNEL, wire=WIRE_MBIT)
@@ -424,10 +451,15 @@ def test_loader_qdisc_backend(tmp_path):
     # afcd that starves the NIC (a queue emptied by its drops or its gate)
     # idles it alone. Measured: afcd 0.977, fq_codel 1.014 (the counters'
     # window is a few % off: above 1)
-    # The figure itself (0.78-0.98 against fq_codel's 0.99 in one session's
-    # boots) is make bench-wire's; the test asks that afcd keep the NIC
-    # at least three quarters as busy as fq_codel did in the same boot.
+    # What the two flows delivered, against fq_codel's in the same boot,
+    # within a tenth of the wire's rate (goodputs over the same seconds of
+    # each flow: 9.45 against 9.41, 9.33 against 9.35 and 8.60 against
+    # 9.40 Mbit/s in three boots). The device counters' utilization is
+    # printed beside it (make bench-wire's figure): in one of those boots
+    # it read 0.55 for afcd where its flows delivered 0.86 of the rate.
     fq = w["fq_codel"]
-    print("wire utilization: afcd %.3f, fq_codel %.3f" % (wa["wire_util"], fq["wire_util"]))
-    assert wa["wire_util"] >= 0.75 * fq["wire_util"], (wa, fq)
+    got = {k: (w[k]["tcp_mbps"] + w[k]["udp_mbps"]) / w["rate_mbit"] for k in ("afcd", "fq_codel")}
+    print("wire: delivered afcd %.3f, fq_codel %.3f of the rate; device counters %.3f, %.3f" %
+          (got["afcd"], got["fq_codel"], wa["wire_util"], fq["wire_util"]))
+    assert got["afcd"] >= got["fq_codel"] - 0.1, (wa, fq)
     assert wa["tcp_mbps"] >= 0.6 * wa["udp_mbps"], wa

@@ -106,14 +106,17 @@ def load(snd, rcv, rtr, tx, rx, rate_mbit, afcd_dev=None):
                               link_bps=st["queue"]["link_bps"]))
     th = threading.Thread(target=poll, daemon=True)
     th.start()
+    # the counters' window is the pings' alone: afcd's own readings (a
+    # second or more each under TCG) outside it, so that it never runs
+    # past the flows' end under one scheme and not the other
+    q0 = nslib.afcd_stats(rtr, afcd_dev, flows=False, dt=0)["queue"] if afcd_dev else None
     t0, r0, d0 = time.monotonic(), link_stats(rcv, rx), link_stats(rtr, tx)
     b0 = root_qdisc(rtr, tx).get("bytes", 0)
-    q0 = nslib.afcd_stats(rtr, afcd_dev, flows=False, dt=0)["queue"] if afcd_dev else None
     rtts = ping_ms(snd, int(PING_S / 0.25), 0.25)
-    bql = nslib.sh(["ip", "netns", "exec", rtr, "sh", "-c", "cd /sys/class/net/%s/queues/"
-                      "tx-0/byte_queue_limits && cat limit inflight" % tx], check=False).stdout
     t1, r1, d1 = time.monotonic(), link_stats(rcv, rx), link_stats(rtr, tx)
     b1 = root_qdisc(rtr, tx).get("bytes", 0)
+    bql = nslib.sh(["ip", "netns", "exec", rtr, "sh", "-c", "cd /sys/class/net/%s/queues/"
+                      "tx-0/byte_queue_limits && cat limit inflight" % tx], check=False).stdout
     st1 = nslib.afcd_stats(rtr, afcd_dev, dt=0) if afcd_dev else None
     q1 = st1["queue"] if afcd_dev else None
     done.set()
@@ -135,6 +138,7 @@ def load(snd, rcv, rtr, tx, rx, rate_mbit, afcd_dev=None):
            "wire_util": wire_bits / ((t1 - t0) * rate_mbit * 1e6),
            "qdisc_sent_mbps": (b1 - b0) * 8 / (t1 - t0) / 1e6,
            "rx_mbps": (r1["rx"]["bytes"] - r0["rx"]["bytes"]) * 8 / (t1 - t0) / 1e6,
+           "window_s": t1 - t0,
            "pings": len(rtts), "ping_ms_p50": pct(rtts, 0.5), "ping_ms_p90": pct(rtts, 0.9),
            "qdisc": {k: q.get(k) for k in ("kind", "packets", "drops", "requeues")},
            "device_tx_dropped": d1["tx"]["dropped"] - d0["tx"]["dropped"],
