@@ -2,7 +2,9 @@
 #
 # make            build the BPF objects, skeletons, loader, tests and bench
 # make deps       install the Debian 12 packages the build and tests need
-# make test       unit tests (host + BPF_PROG_TEST_RUN) and namespace tests
+# make test       unit tests (host + BPF_PROG_TEST_RUN), namespace tests, the
+#                 ns-3 engine's and the VM's
+# make sim        the ns-3 engine, build/afcd-sim (tools/deps.sh --ns3 first)
 # make bench      per-packet cost of every algo next to baseline programs
 # make bench-qdisc the qdisc backend against pfifo, fq and a BPF FIFO (VM, Linux 6.18)
 # make bench-wire  the qdisc backend at a NIC's own rate, fairness against a flood (VM)
@@ -58,7 +60,7 @@ HDRS      := maps/afcd_maps.h maps/afcd_maps.bpf.h bpf/afcd_law.h bpf/afcd_ctl.h
              bpf/afcd_classify.bpf.h bpf/afcd_config.h \
              bpf/afcd_decide.h
 
-.PHONY: all deps test test-unit test-netns test-vm bench bench-qdisc bench-wire fuzz demo install deb docs clean
+.PHONY: all deps test test-unit test-netns test-sim test-vm bench bench-qdisc bench-wire fuzz demo install deb docs clean sim
 .DELETE_ON_ERROR:
 
 all: $(BPF_OBJS) $(SKELS) $(BINS)
@@ -109,6 +111,25 @@ $(OUT)/afcd-bench: tools/afcd-bench.c lib/pkt.h $(OUT)/afcd.skel.h $(OUT)/bench.
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ilib $< -o $@ $(LIBS)
 
+# The ns-3 engine (sim/, testbed/ns3.py): the datapath's own programs as the
+# bottleneck of ns-3 3.44 from PyPI's wheel (tools/deps.sh --ns3 unpacks it
+# to NS3_DIR), the loader's parameter code linked in.
+NS3_DIR  ?= /usr/local/lib/afcd-ns3/ns3
+NS3_LIBS := core network internet point-to-point applications traffic-control stats
+CXX      ?= g++
+sim: $(OUT)/afcd-sim
+$(OUT)/afcd-sim: sim/*.cc sim/*.h sim/afcd_drive.c loader/params.c loader/units.c \
+		 $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(HDRS) | $(OUT)
+	$(call msg,CXX,$@)
+	$(Q)test -d $(NS3_DIR)/include || { echo "no ns-3 under $(NS3_DIR): tools/deps.sh --ns3"; exit 1; }
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader -c sim/afcd_drive.c -o $(OUT)/sim_drive.o
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader -c loader/params.c -o $(OUT)/sim_params.o
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader -c loader/units.c -o $(OUT)/sim_units.o
+	$(Q)$(CXX) -std=c++20 -O2 -g -Wall -isystem $(NS3_DIR)/include -Isim $(INCLUDES) \
+		sim/*.cc $(OUT)/sim_drive.o $(OUT)/sim_params.o $(OUT)/sim_units.o -o $@ \
+		-L$(NS3_DIR)/lib64 -Wl,-rpath,$(NS3_DIR)/lib64 $(addprefix -lns3.44-,$(NS3_LIBS)) \
+		$(LIBS) -ljson-c -lm
+
 # the testbed's native queue sampler (testbed/qsample.py)
 $(OUT)/afcd-qsample: tools/afcd-qsample.c | $(OUT)
 	$(call msg,CC,$@)
@@ -118,9 +139,9 @@ $(OUT)/afcd-qsample: tools/afcd-qsample.c | $(OUT)
 # the unit tests (fast, no network), the namespace tests on the host
 # kernel, then the VM scenarios.
 test:
-	$(Q)tools/deps.sh --vm
+	$(Q)tools/deps.sh --vm --ns3
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(MAKE) --no-print-directory test-unit test-netns test-vm
+	$(Q)$(MAKE) --no-print-directory test-unit test-netns test-sim test-vm
 
 test-unit: all
 	$(Q)$(OUT)/test_law
@@ -129,6 +150,11 @@ test-unit: all
 
 test-netns: all
 	$(Q)$(PYTHON) -m pytest -q tests/netns
+
+# the ns-3 engine, where ns-3 is installed (else the tests say why they skip)
+test-sim: all
+	$(Q)if [ -d $(NS3_DIR)/include ]; then $(MAKE) --no-print-directory sim; fi
+	$(Q)$(PYTHON) -m pytest -q tests/sim
 
 test-vm: all
 	$(Q)$(PYTHON) -m pytest -q -s --durations=0 tests/vm

@@ -54,6 +54,11 @@ static int config_of(const char *const *kv, int n, struct afcd_config *c, char *
 	return 0;
 }
 
+__u64 afcd_drive_scan_period_ns(void)
+{
+	return AFCD_SCAN_PERIOD_NS;
+}
+
 __u64 afcd_drive_update_period_ns(const struct afcd_drive *d)
 {
 	return d->c.update_period_ns;

@@ -55,6 +55,8 @@ struct afcd_drive *afcd_drive_open(const char *const *kv, int n, __u64 seed, cha
  * step, and the rate the virtual queue drains at (bits/s). */
 __u64 afcd_drive_update_period_ns(const struct afcd_drive *d);
 __u64 afcd_drive_rate_bps(const struct afcd_drive *d);
+/* The loader's scan period, AFCD_SCAN_PERIOD_NS (maps/afcd_maps.h). */
+__u64 afcd_drive_scan_period_ns(void);
 
 /* One packet at now_ns (simulated, > 0): frame (len bytes: Ethernet, IP and
  * the first bytes of L4 suffice; CE, when set, is written back into it) of

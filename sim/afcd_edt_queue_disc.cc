@@ -23,8 +23,6 @@ NS_OBJECT_ENSURE_REGISTERED(AfcdEdtQueueDisc);
 /* The programs' clock starts a second before the simulation's, so that
  * its first packet is never at 0 (a clock that never started). */
 static const uint64_t kClockBaseNs = 1000000000ULL;
-/* The loader's scan period (AFCD_SCAN_PERIOD_NS). */
-static const Time kScanPeriod = MilliSeconds(50);
 /* Ethernet, IPv4 and the first bytes of TCP or UDP: what the parser reads. */
 static const uint32_t kFrameLen = 14 + 20 + 20;
 
@@ -81,7 +79,8 @@ void
 AfcdEdtQueueDisc::Scan()
 {
     afcd_drive_scan(m_drive, ClockNs());
-    m_scan = Simulator::Schedule(kScanPeriod, &AfcdEdtQueueDisc::Scan, this);
+    m_scan = Simulator::Schedule(NanoSeconds(afcd_drive_scan_period_ns()),
+                                 &AfcdEdtQueueDisc::Scan, this);
 }
 
 /* The frame afcd_egress parses: Ethernet (IPv4), the IPv4 header as it is

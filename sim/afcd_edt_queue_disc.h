@@ -8,7 +8,7 @@
  * departure time, as sch_fq holds a packet until skb->tstamp (the
  * departures of one virtual FIFO never decrease, so one FIFO with a timer
  * for its head enforces them). The refresh step runs every update_period
- * and the loader's scan every AFCD_SCAN_PERIOD_NS (50 ms), on the
+ * and the loader's scan every AFCD_SCAN_PERIOD_NS, on the
  * simulation's clock, as the kernel timer and the loader run them.
  */
 #ifndef AFCD_SIM_EDT_QUEUE_DISC_H

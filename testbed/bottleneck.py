@@ -92,7 +92,7 @@ class Bottleneck:
 
     def __init__(self, ns, dev, scheme, rate_mbit, rtt_ms, buffer_bdp=1.0, target_ms=5.0,
                  interval_ms=100.0, ecn=False, extra=(), log=None, n_flows=2,
-                 update_period_ms=10.0):
+                 update_period_ms=10.0, mtu=MTU):
         if scheme not in OURS + KERNEL:
             raise ValueError("unknown scheme %r (ours: %s; kernel: %s)" %
                              (scheme, ", ".join(OURS), ", ".join(KERNEL)))
@@ -105,6 +105,7 @@ class Bottleneck:
         self.log = log
         self.n_flows = max(int(n_flows), 1)
         self.update_period_ms = update_period_ms
+        self.mtu = mtu              # the largest frame, bytes (the ns-3 engine: 9014)
 
     @property
     def bdp_bytes(self):
@@ -114,9 +115,21 @@ class Bottleneck:
     def buffer_bytes(self):
         return self.buffer_bdp * self.bdp_bytes
 
+    @property
+    def limit_pkts(self):
+        """The kernel schemes' packet limit: the buffer in frames, at least 4."""
+        return max(int(self.buffer_bytes / self.mtu), 4)
+
+    @property
+    def red_bytes(self):
+        """RED's (limit, min, max) in bytes: Table 3.1 / 4.1's thresholds at
+        0.2 and 0.8 of the buffer (at least 4 frames), max_p 0.02."""
+        buf = int(max(self.buffer_bytes, 4 * self.mtu))
+        return buf + 2 * self.mtu, int(0.2 * buf), int(0.8 * buf)
+
     def dctcp_k_ms(self):
         """DCTCP's marking threshold as a sojourn: K frames at the rate."""
-        return DCTCP_K_FRAMES * MTU * 8 / (self.rate_mbit * 1e6) * 1e3
+        return DCTCP_K_FRAMES * self.mtu * 8 / (self.rate_mbit * 1e6) * 1e3
 
     def loader_params(self):
         """The loader's parameters for one of ours."""
@@ -129,6 +142,8 @@ class Bottleneck:
              "rtt", "%gms" % self.rtt_ms, "ecn", "on" if self.ecn else "off"]
         if self.update_period_ms is not None:
             p += ["update_period", "%gms" % self.update_period_ms]
+        if self.mtu != MTU:
+            p += ["mtu", "%d" % self.mtu]
         if self.scheme == "dctcp":
             p += ["ce_threshold", "%gms" % self.dctcp_k_ms()]
         return p + extra + self.extra
@@ -141,7 +156,7 @@ class Bottleneck:
                                              *backend, log=self.log)
             return self
         rate = "%gmbit" % self.rate_mbit
-        limit_pkts = max(int(self.buffer_bytes / MTU), 4)
+        limit_pkts = self.limit_pkts
         if self.scheme == "cake":       # shapes itself: no HTB
             in_ns(self.ns, ["tc", "qdisc", "replace", "dev", self.dev, "root", "handle", "1:",
                             "cake", "bandwidth", rate, "besteffort", "flows", "rtt",
@@ -158,8 +173,7 @@ class Bottleneck:
                         "1:1", "htb", "rate", rate, "ceil", rate, "burst", burst,
                         "cburst", burst])
         ecn = ["ecn"] if self.ecn else []
-        buf = int(max(self.buffer_bytes, 4 * MTU))
-        red_min, red_max = int(0.2 * buf), int(0.8 * buf)
+        red_limit, red_min, red_max = self.red_bytes
         sfb_target = max(int(1.5 / self.n_flows * limit_pkts), 1)
         leaf = {
             # every scheme gets the same buffer: buffer_bdp x BDP (Table 3.1: 100 %)
@@ -174,7 +188,7 @@ class Bottleneck:
                        "%gms" % self.target_ms] + ecn,
             # Table 3.1 / 4.1: thresholds 0.2 and 0.8 of the buffer, max_p 0.02;
             # avpkt one MTU (the table's 9000 is its jumbo frames)
-            "red": ["red", "limit", str(buf + 2 * MTU), "min", str(red_min), "max",
+            "red": ["red", "limit", str(red_limit), "min", str(red_min), "max",
                     str(red_max), "avpkt", str(MTU),
                     "burst", str(int((2 * red_min + red_max) / (3 * MTU)) + 1),
                     "probability", "0.02", "bandwidth", rate] + ecn,

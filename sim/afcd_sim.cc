@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * afcd-sim - one run of a dissertation figure's workload in ns-3 (3.44),
+ * with the bottleneck either the datapath's own EDT program
+ * (AfcdEdtQueueDisc: afcd_egress on the simulation's clock) or one of
+ * ns-3's queue discs. The run is described on stdin, one item a line, as
+ * testbed/ns3.py writes it; the result is one JSON object on stdout, in the
+ * shape of the VM runner's run results (testbed/scenario.py), so that one
+ * judge reads both.
+ *
+ *   seed N                 the programs' and ns-3's random streams
+ *   topology dumbbell|yshape|tree   senders N
+ *   rate_mbit R  rtt_ms T  duration_s D  warmup_s W
+ *   access_mbit A          the senders' (and leaves') links (0: 10 x R)
+ *   rto_min_ms M  ecn 0|1  sndbuf_bytes B
+ *   mtu BYTES              the IP MTU of every link (1500; 9000 the text's)
+ *   bottleneck bpf         + lines "param NAME VALUE" (the loader's)
+ *   bottleneck ns3 TYPEID  + lines "attr NAME VALUE" (the queue disc's)
+ *   flow NAME GROUP SENDER CC PROTO RATE_MBIT START_S
+ *        CC: cubic, reno, highspeed, dctcp, bbr; PROTO tcp or udp
+ *   short T_S BYTES DIR SENDER     one short TCP flow (DIR U: sender to
+ *                                  receiver; D: back), FCT recorded
+ *   tcp_series 0|1         cwnd and srtt of every TCP flow every 0.5 s
+ *
+ * Links: senders (and the tree's leaves) at A; the bottleneck, the router's
+ * egress to the receiver, at R with the base RTT's propagation delay, its
+ * device queue one packet (the queue disc holds the backlog); Linux's
+ * TCP settings where ns-3's differ (MinRto 200 ms unless given, SACK,
+ * MSS 1448, delayed ACKs of 2). Every load stops at D.
+ */
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include "afcd_edt_queue_disc.h"
+
+extern "C" {
+#include "afcd_drive.h"
+}
+
+using namespace ns3;
+
+namespace {
+
+struct FlowSpec
+{
+    std::string name, group, cc, proto;
+    int sender{0};
+    double rateMbit{0}, startS{0};
+};
+
+struct ShortSpec
+{
+    double t{0};
+    uint64_t bytes{0};
+    char dir{'U'};
+    int sender{0};
+};
+
+struct Spec
+{
+    uint64_t seed{1};
+    std::string topology{"dumbbell"};
+    int senders{1};
+    double rateMbit{0}, rttMs{0}, durationS{0}, warmupS{0}, accessMbit{0}, rtoMinMs{200};
+    bool ecn{false}, tcpSeries{false};
+    uint64_t sndbuf{0};
+    uint32_t mtu{1500};
+    std::string bottleneck, qdiscType;
+    std::vector<std::string> params;
+    std::vector<std::pair<std::string, std::string>> attrs;
+    std::vector<FlowSpec> flows;
+    std::vector<ShortSpec> shorts;
+};
+
+Spec
+ReadSpec(std::istream& in)
+{
+    Spec s;
+    std::string line;
+    while (std::getline(in, line))
+    {
+        std::istringstream ls(line);
+        std::string k;
+        if (!(ls >> k) || k[0] == '#')
+            continue;
+        if (k == "seed")
+            ls >> s.seed;
+        else if (k == "topology")
+            ls >> s.topology;
+        else if (k == "senders")
+            ls >> s.senders;
+        else if (k == "rate_mbit")
+            ls >> s.rateMbit;
+        else if (k == "rtt_ms")
+            ls >> s.rttMs;
+        else if (k == "duration_s")
+            ls >> s.durationS;
+        else if (k == "warmup_s")
+            ls >> s.warmupS;
+        else if (k == "access_mbit")
+            ls >> s.accessMbit;
+        else if (k == "rto_min_ms")
+            ls >> s.rtoMinMs;
+        else if (k == "ecn")
+            ls >> s.ecn;
+        else if (k == "tcp_series")
+            ls >> s.tcpSeries;
+        else if (k == "sndbuf_bytes")
+            ls >> s.sndbuf;
+        else if (k == "mtu")
+            ls >> s.mtu;
+        else if (k == "bottleneck")
+        {
+            ls >> s.bottleneck;
+            if (s.bottleneck == "ns3")
+                ls >> s.qdiscType;
+        }
+        else if (k == "param")
+        {
+            std::string n, v;
+            ls >> n >> v;
+            s.params.push_back(n);
+            s.params.push_back(v);
+        }
+        else if (k == "attr")
+        {
+            std::string n, v;
+            ls >> n >> v;
+            s.attrs.emplace_back(n, v);
+        }
+        else if (k == "flow")
+        {
+            FlowSpec f;
+            ls >> f.name >> f.group >> f.sender >> f.cc >> f.proto >> f.rateMbit >> f.startS;
+            s.flows.push_back(f);
+        }
+        else if (k == "short")
+        {
+            ShortSpec f;
+            ls >> f.t >> f.bytes >> f.dir >> f.sender;
+            s.shorts.push_back(f);
+        }
+        else
+            throw std::runtime_error("unknown line: " + line);
+        if (ls.fail())
+            throw std::runtime_error("bad or missing value in: " + line);
+    }
+    if (s.rateMbit <= 0 || s.rttMs <= 0 || s.durationS <= 0 || s.flows.empty() ||
+        s.bottleneck.empty())
+        throw std::runtime_error("a spec needs rate_mbit, rtt_ms, duration_s, a bottleneck "
+                                 "and flows");
+    /* ns-3 sets the congestion control per node (TcpL4Protocol's
+     * SocketType), read when each socket is made */
+    std::map<int, std::string> ccOf;
+    for (const auto& f : s.flows)
+    {
+        if (f.sender < 0 || f.sender >= s.senders)
+            throw std::runtime_error("flow " + f.name + ": no sender " +
+                                     std::to_string(f.sender));
+        if (f.proto == "tcp" && !ccOf.emplace(f.sender, f.cc).second && ccOf[f.sender] != f.cc)
+            throw std::runtime_error("sender " + std::to_string(f.sender) +
+                                     " has two congestion controls (one per sender in ns-3)");
+    }
+    if (s.mtu < 576 || s.mtu > 9216 || s.warmupS < 0 || s.warmupS >= s.durationS)
+        throw std::runtime_error("mtu must be 576-9216 bytes and warmup_s in [0, duration_s)");
+    return s;
+}
+
+std::string
+CcTypeId(const std::string& cc)
+{
+    static const std::map<std::string, std::string> m = {
+        {"cubic", "ns3::TcpCubic"},
+        {"reno", "ns3::TcpLinuxReno"},
+        {"highspeed", "ns3::TcpHighSpeed"},
+        {"dctcp", "ns3::TcpDctcp"},
+        {"bbr", "ns3::TcpBbr"}};
+    auto it = m.find(cc);
+    if (it == m.end())
+        throw std::runtime_error("unknown congestion control " + cc);
+    return it->second;
+}
+
+/* A short TCP flow: connect, send its bytes, close; the FCT is taken at
+ * the receiving sink when its last byte arrives. */
+struct ShortFlows
+{
+    struct One
+    {
+        double t;
+        uint64_t bytes, sent{0}, got{0};
+        char dir;
+        double fct{-1};
+        Ptr<Socket> sock;
+    };
+
+    std::vector<One> flows;
+    std::map<uint32_t, size_t> byPort; // the client's port -> flow
+
+    void Start(size_t i, Ptr<Node> from, Address to)
+    {
+        One& f = flows[i];
+        f.sock = Socket::CreateSocket(from, TcpSocketFactory::GetTypeId());
+        f.sock->Bind();
+        Address local;
+        f.sock->GetSockName(local);
+        byPort[InetSocketAddress::ConvertFrom(local).GetPort()] = i;
+        f.sock->SetSendCallback(MakeCallback(&ShortFlows::Send, this));
+        f.sock->SetConnectCallback(MakeCallback(&ShortFlows::Connected, this),
+                                   MakeNullCallback<void, Ptr<Socket>>());
+        f.sock->Connect(to);
+    }
+
+    size_t Of(Ptr<Socket> s)
+    {
+        Address local;
+        s->GetSockName(local);
+        return byPort[InetSocketAddress::ConvertFrom(local).GetPort()];
+    }
+
+    void Connected(Ptr<Socket> s) { Send(s, s->GetTxAvailable()); }
+
+    void Send(Ptr<Socket> s, uint32_t)
+    {
+        One& f = flows[Of(s)];
+        while (f.sent < f.bytes && s->GetTxAvailable() > 0)
+        {
+            uint32_t n = static_cast<uint32_t>(
+                std::min<uint64_t>({f.bytes - f.sent, s->GetTxAvailable(), 65536}));
+            int r = s->Send(Create<Packet>(n));
+            if (r <= 0)
+                break;
+            f.sent += static_cast<uint64_t>(r);
+        }
+        if (f.sent >= f.bytes)
+            s->Close();
+    }
+
+    void Rx(Ptr<const Packet> p, const Address& from, const Address&)
+    {
+        auto it = byPort.find(InetSocketAddress::ConvertFrom(from).GetPort());
+        if (it == byPort.end())
+            return;
+        One& f = flows[it->second];
+        f.got += p->GetSize();
+        if (f.fct < 0 && f.got >= f.bytes)
+            f.fct = Simulator::Now().GetSeconds() - f.t;
+    }
+};
+
+struct FlowState
+{
+    FlowSpec spec;
+    Ptr<PacketSink> sink;
+    Ptr<Application> app;
+    uint64_t lastRx{0};
+    std::vector<std::array<double, 3>> series;     // [t0, t1, bits/s], run time
+    std::vector<std::array<double, 3>> tcpSeries;  // [t - start, cwnd bytes, srtt ms]
+    uint32_t cwnd{0};
+    double srttMs{0};
+};
+
+void
+CwndTrace(FlowState* f, uint32_t, uint32_t v)
+{
+    f->cwnd = v;
+}
+
+void
+RttTrace(FlowState* f, Time, Time v)
+{
+    f->srttMs = v.GetSeconds() * 1e3;
+}
+
+double
+Percentile(std::vector<double> v, double p)
+{
+    if (v.empty())
+        return NAN;
+    std::sort(v.begin(), v.end());
+    double k = (v.size() - 1) * p / 100.0;
+    size_t lo = static_cast<size_t>(std::floor(k)), hi = static_cast<size_t>(std::ceil(k));
+    return v[lo] + (v[hi] - v[lo]) * (k - lo);
+}
+
+std::string
+Num(double x)
+{
+    if (std::isnan(x) || std::isinf(x))
+        return "null";
+    char b[40];
+    std::snprintf(b, sizeof(b), "%.6g", x);
+    return b;
+}
+
+class Run
+{
+  public:
+    explicit Run(const Spec& s)
+        : m_s(s)
+    {
+    }
+
+    void Build();
+    void Go();
+    std::string Json(double wallS) const;
+
+  private:
+    void Sample();
+    void SampleBacklog();
+    uint64_t BottleneckBytes() const;
+
+    const Spec& m_s;
+    NodeContainer m_senders, m_leaves;
+    Ptr<Node> m_router, m_receiver;
+    Ipv4Address m_recvAddr;
+    std::vector<Ipv4Address> m_senderAddr;
+    Ptr<QueueDisc> m_qdisc;
+    Ptr<AfcdEdtQueueDisc> m_afcd;
+    Ptr<NetDevice> m_bottleDev;
+    std::vector<FlowState> m_flows;
+    ShortFlows m_short;
+    std::vector<double> m_backlogMs, m_backlogBytes;
+    std::vector<std::string> m_afcdSeries;
+};
+
+uint64_t
+Run::BottleneckBytes() const
+{
+    uint64_t b = m_afcd ? m_afcd->HeldBytes() : m_qdisc->GetNBytes();
+    Ptr<PointToPointNetDevice> d = DynamicCast<PointToPointNetDevice>(m_bottleDev);
+    return b + d->GetQueue()->GetNBytes();
+}
+
+void
+Run::Build()
+{
+    const Spec& s = m_s;
+    double access = s.accessMbit > 0 ? s.accessMbit : 10 * s.rateMbit;
+    uint64_t bdp = static_cast<uint64_t>(s.rateMbit * 1e6 / 8 * s.rttMs / 1e3);
+
+    /* the IP MTU less IPv4, TCP and the timestamps option: 1448 at 1500 */
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(s.mtu - 52));
+    Config::SetDefault("ns3::PointToPointNetDevice::Mtu", UintegerValue(s.mtu));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+    /* the socket buffers as the VM's hosts have them (testbed/topo.py:
+     * tcp_rmem/tcp_wmem max 32 MB, of which Linux keeps about half for data,
+     * the rest for skb overhead): 4 BDP, at least 256 KB, at most 16 MB of
+     * data. The cap also bounds ns-3's send buffer, whose retransmission
+     * path walks it as a list (TcpTxBuffer): uncapped, at 1 Gb/s and
+     * 120 ms, that walk took 98 % of the run. */
+    uint64_t buf = s.sndbuf ? s.sndbuf
+                            : std::clamp<uint64_t>(4 * bdp, 1 << 18, uint64_t(16) << 20);
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(buf));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(buf));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(s.rtoMinMs)));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::UseEcn",
+                       StringValue(s.ecn ? "On" : "Off"));
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(s.seed);
+
+    m_senders.Create(s.senders);
+    int nleaves = s.topology == "tree" ? (s.senders + 2) / 3 : 0;
+    m_leaves.Create(nleaves);
+    m_router = CreateObject<Node>();
+    m_receiver = CreateObject<Node>();
+    InternetStackHelper stack;
+    stack.Install(m_senders);
+    stack.Install(m_leaves);
+    stack.Install(m_router);
+    stack.Install(m_receiver);
+
+    PointToPointHelper acc, bot;
+    acc.SetDeviceAttribute("DataRate", DataRateValue(DataRate(access * 1e6)));
+    acc.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
+    bot.SetDeviceAttribute("DataRate", DataRateValue(DataRate(s.rateMbit * 1e6)));
+    bot.SetQueue("ns3::DropTailQueue", "MaxSize", QueueSizeValue(QueueSize("1p")));
+    double hopsUs = (s.topology == "tree" ? 2 : 1) * 1.0;
+    bot.SetChannelAttribute("Delay",
+                            TimeValue(MicroSeconds(std::max(1.0, s.rttMs * 500 - hopsUs))));
+    Ipv4AddressHelper ip;
+    int subnet = 0;
+    auto link = [&](PointToPointHelper& h, Ptr<Node> a, Ptr<Node> b) {
+        NetDeviceContainer d = h.Install(a, b);
+        std::ostringstream base;
+        base << "10." << (subnet / 250) << "." << (subnet % 250) << ".0";
+        subnet++;
+        ip.SetBase(base.str().c_str(), "255.255.255.0");
+        return std::make_pair(d, ip.Assign(d));
+    };
+    for (int i = 0; i < s.senders; i++)
+    {
+        Ptr<Node> up = nleaves ? m_leaves.Get(i / 3) : m_router;
+        auto l = link(acc, m_senders.Get(i), up);
+        m_senderAddr.push_back(l.second.GetAddress(0));
+    }
+    for (int j = 0; j < nleaves; j++)
+        link(acc, m_leaves.Get(j), m_router);
+    auto bl = link(bot, m_router, m_receiver);
+    m_recvAddr = bl.second.GetAddress(1);
+    m_bottleDev = bl.first.Get(0);
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    TrafficControlHelper tch;
+    tch.Uninstall(m_bottleDev);
+    if (s.bottleneck == "bpf")
+    {
+        tch.SetRootQueueDisc("ns3::AfcdEdtQueueDisc");
+        m_qdisc = tch.Install(m_bottleDev).Get(0);
+        m_afcd = DynamicCast<AfcdEdtQueueDisc>(m_qdisc);
+        m_afcd->Configure(s.params, s.seed);
+    }
+    else
+    {
+        tch.SetRootQueueDisc(s.qdiscType);
+        m_qdisc = tch.Install(m_bottleDev).Get(0);
+        for (const auto& a : s.attrs)
+            m_qdisc->SetAttribute(a.first, StringValue(a.second));
+    }
+
+    uint16_t port = 5000;
+    m_flows.resize(s.flows.size());
+    for (size_t i = 0; i < s.flows.size(); i++, port++)
+    {
+        FlowState& f = m_flows[i];
+        f.spec = s.flows[i];
+        Ptr<Node> src = m_senders.Get(f.spec.sender);
+        bool tcp = f.spec.proto == "tcp";
+        std::string fac = tcp ? "ns3::TcpSocketFactory" : "ns3::UdpSocketFactory";
+        PacketSinkHelper sink(fac, InetSocketAddress(Ipv4Address::GetAny(), port));
+        f.sink = DynamicCast<PacketSink>(sink.Install(m_receiver).Get(0));
+        if (tcp)
+        {
+            src->GetObject<TcpL4Protocol>()->SetAttribute(
+                "SocketType", TypeIdValue(TypeId::LookupByName(CcTypeId(f.spec.cc))));
+            BulkSendHelper bs(fac, InetSocketAddress(m_recvAddr, port));
+            f.app = bs.Install(src).Get(0);
+        }
+        else
+        {
+            OnOffHelper oo(fac, InetSocketAddress(m_recvAddr, port));
+            oo.SetConstantRate(DataRate(f.spec.rateMbit * 1e6), m_s.mtu - 28);
+            f.app = oo.Install(src).Get(0);
+        }
+        f.app->SetStartTime(Seconds(f.spec.startS));
+        f.app->SetStopTime(Seconds(s.durationS));
+        if (tcp && s.tcpSeries)
+        {
+            FlowState* fp = &f;
+            Simulator::Schedule(Seconds(f.spec.startS) + MicroSeconds(1), [fp]() {
+                Ptr<Socket> so = DynamicCast<BulkSendApplication>(fp->app)->GetSocket();
+                if (so)
+                {
+                    so->TraceConnectWithoutContext("CongestionWindow",
+                                                   MakeBoundCallback(&CwndTrace, fp));
+                    so->TraceConnectWithoutContext("RTT", MakeBoundCallback(&RttTrace, fp));
+                }
+            });
+        }
+    }
+
+    if (!s.shorts.empty())
+    {
+        const uint16_t sport = 4000;
+        PacketSinkHelper up("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(),
+                                                                       sport));
+        Ptr<PacketSink> rs = DynamicCast<PacketSink>(up.Install(m_receiver).Get(0));
+        rs->TraceConnectWithoutContext("RxWithAddresses", MakeCallback(&ShortFlows::Rx,
+                                                                       &m_short));
+        std::vector<bool> hasSink(s.senders, false);
+        for (const auto& sh : s.shorts)
+        {
+            m_short.flows.push_back({sh.t, sh.bytes, 0, 0, sh.dir, -1, nullptr});
+            size_t i = m_short.flows.size() - 1;
+            Ptr<Node> from = sh.dir == 'U' ? m_senders.Get(sh.sender) : m_receiver;
+            Address to = sh.dir == 'U' ? Address(InetSocketAddress(m_recvAddr, sport))
+                                       : Address(InetSocketAddress(m_senderAddr[sh.sender],
+                                                                   sport));
+            if (sh.dir != 'U' && !hasSink[sh.sender])
+            {
+                hasSink[sh.sender] = true;
+                Ptr<PacketSink> ss =
+                    DynamicCast<PacketSink>(up.Install(m_senders.Get(sh.sender)).Get(0));
+                ss->TraceConnectWithoutContext("RxWithAddresses",
+                                               MakeCallback(&ShortFlows::Rx, &m_short));
+            }
+            Simulator::Schedule(Seconds(sh.t), &ShortFlows::Start, &m_short, i, from, to);
+        }
+    }
+    Simulator::Schedule(Seconds(0.5), &Run::Sample, this);
+    Simulator::Schedule(MilliSeconds(10), &Run::SampleBacklog, this);
+}
+
+void
+Run::Sample()
+{
+    double t = Simulator::Now().GetSeconds();
+    for (auto& f : m_flows)
+    {
+        uint64_t rx = f.sink->GetTotalRx();
+        if (t > f.spec.startS)
+            f.series.push_back({std::max(t - 0.5, f.spec.startS), t,
+                                (rx - f.lastRx) * 8.0 / (t - std::max(t - 0.5, f.spec.startS))});
+        f.lastRx = rx;
+        if (m_s.tcpSeries && f.spec.proto == "tcp" && t > f.spec.startS && f.cwnd)
+            f.tcpSeries.push_back({t - f.spec.startS, double(f.cwnd), f.srttMs});
+    }
+    if (m_afcd)
+    {
+        struct afcd_drive_stats st;
+        if (!afcd_drive_read(m_afcd->Drive(), &st))
+        {
+            std::ostringstream o;
+            o << "{\"t\":" << Num(t) << ",\"n_long\":" << st.n_long << ",\"m_fair\":"
+              << st.m_fair << ",\"waterline\":" << st.waterline << ",\"n_flows\":"
+              << st.n_active << ",\"fair_rate_bps\":" << st.fair_rate_bps << "}";
+            m_afcdSeries.push_back(o.str());
+        }
+    }
+    if (t + 0.25 < m_s.durationS)
+        Simulator::Schedule(Seconds(0.5), &Run::Sample, this);
+}
+
+void
+Run::SampleBacklog()
+{
+    if (Simulator::Now().GetSeconds() >= m_s.warmupS)
+    {
+        double b = static_cast<double>(BottleneckBytes());
+        m_backlogBytes.push_back(b);
+        m_backlogMs.push_back(b * 8 / (m_s.rateMbit * 1e6) * 1e3);
+    }
+    Simulator::Schedule(MilliSeconds(10), &Run::SampleBacklog, this);
+}
+
+void
+Run::Go()
+{
+    /* a nanosecond past the end, so that the last interval's sample, due
+     * at the end and scheduled after this, is taken */
+    Simulator::Stop(Seconds(m_s.durationS) + NanoSeconds(1));
+    Simulator::Run();
+}
+
+std::string
+Run::Json(double wallS) const
+{
+    std::ostringstream o;
+    auto dist = [&](const std::vector<double>& v) {
+        double sum = 0;
+        for (double x : v)
+            sum += x;
+        std::ostringstream d;
+        d << "{\"mean\":" << Num(v.empty() ? NAN : sum / v.size()) << ",\"p50\":"
+          << Num(Percentile(v, 50)) << ",\"p95\":" << Num(Percentile(v, 95)) << ",\"p99\":"
+          << Num(Percentile(v, 99)) << ",\"max\":" << Num(Percentile(v, 100)) << ",\"n\":"
+          << v.size() << "}";
+        return d.str();
+    };
+    double bsum = 0;
+    for (double x : m_backlogBytes)
+        bsum += x;
+    o << "{\"engine\":\"ns3\",\"ns3_version\":\"3.44\",\"seed\":" << m_s.seed
+      << ",\"sim_s\":" << Num(m_s.durationS) << ",\"wall_s\":" << Num(wallS)
+      << ",\"backlog_delay_ms\":" << dist(m_backlogMs) << ",\"backlog_bytes_mean\":"
+      << Num(m_backlogBytes.empty() ? NAN : bsum / m_backlogBytes.size()) << ",\"flows\":[";
+    for (size_t i = 0; i < m_flows.size(); i++)
+    {
+        const FlowState& f = m_flows[i];
+        o << (i ? "," : "") << "{\"name\":\"" << f.spec.name << "\",\"group\":\""
+          << f.spec.group << "\",\"cc\":" << (f.spec.proto == "tcp" ? "\"" + f.spec.cc + "\""
+                                                                     : std::string("null"))
+          << ",\"proto\":\"" << f.spec.proto << "\",\"sender\":" << f.spec.sender
+          << ",\"start_s\":" << Num(f.spec.startS) << ",\"bytes\":" << f.sink->GetTotalRx()
+          << ",\"configured_mbps\":"
+          << (f.spec.proto == "udp" ? Num(f.spec.rateMbit) : std::string("null"))
+          << ",\"series\":[";
+        for (size_t k = 0; k < f.series.size(); k++)
+            o << (k ? "," : "") << "[" << Num(f.series[k][0]) << "," << Num(f.series[k][1])
+              << "," << Num(f.series[k][2]) << "]";
+        o << "],\"client\":{\"tcp_series\":[";
+        for (size_t k = 0; k < f.tcpSeries.size(); k++)
+            o << (k ? "," : "") << "[" << Num(f.tcpSeries[k][0]) << ","
+              << Num(f.tcpSeries[k][1]) << "," << Num(f.tcpSeries[k][2]) << "]";
+        o << "]}}";
+    }
+    o << "],\"short_flows\":[";
+    for (size_t i = 0; i < m_short.flows.size(); i++)
+    {
+        const auto& f = m_short.flows[i];
+        o << (i ? "," : "") << "[" << Num(f.t) << "," << f.bytes << ",\"" << f.dir << "\","
+          << (f.fct < 0 ? std::string("null") : Num(f.fct)) << "]";
+    }
+    o << "]";
+    if (m_afcd)
+    {
+        struct afcd_drive_stats st;
+        afcd_drive_read(m_afcd->Drive(), &st);
+        o << ",\"afcd_stats\":{\"queue\":{\"passed\":" << st.passed << ",\"aqm_drop\":"
+          << st.aqm_drop << ",\"police_drop\":" << st.police_drop << ",\"overlimit_drop\":"
+          << st.overlimit_drop << ",\"ecn_mark\":" << st.ecn_mark << ",\"police_mark\":"
+          << st.police_mark << ",\"high_mark\":" << st.high_mark << ",\"ce_threshold_mark\":"
+          << st.ce_threshold_mark << ",\"sampled\":" << st.sampled << ",\"flow_new\":"
+          << st.flows_new << ",\"flow_fail\":" << st.flow_fail << ",\"flow_collide\":"
+          << st.flow_collide << ",\"idle_ns\":" << st.idle_ns << "},\"estimates\":{\"n_flows\":"
+          << st.n_active << ",\"n_long\":" << st.n_long << ",\"m_fair\":" << st.m_fair
+          << ",\"waterline\":" << st.waterline << ",\"global_target_ns\":"
+          << st.global_target_ns << ",\"fair_rate_bps\":" << st.fair_rate_bps
+          << ",\"arrival_bps\":" << st.arrival_bps << "}},\"bpf_cost\":{\"run_cnt\":" << st.runs
+          << ",\"run_time_ns\":" << st.run_ns << ",\"ns_per_pkt\":"
+          << Num(st.runs ? double(st.run_ns) / st.runs : NAN)
+          << "},\"map_memlock_bytes\":" << st.memlock_bytes << ",\"afcd_series\":[";
+        for (size_t i = 0; i < m_afcdSeries.size(); i++)
+            o << (i ? "," : "") << m_afcdSeries[i];
+        o << "]";
+    }
+    else
+    {
+        const QueueDisc::Stats& st = m_qdisc->GetStats();
+        auto drops = [&](const char* r) {
+            auto it = st.nDroppedPacketsBeforeEnqueue.find(r);
+            uint64_t n = it == st.nDroppedPacketsBeforeEnqueue.end() ? 0 : it->second;
+            auto jt = st.nDroppedPacketsAfterDequeue.find(r);
+            return n + (jt == st.nDroppedPacketsAfterDequeue.end() ? 0 : jt->second);
+        };
+        auto marks = [&](const char* r) {
+            auto it = st.nMarkedPackets.find(r);
+            return it == st.nMarkedPackets.end() ? uint64_t(0) : it->second;
+        };
+        std::string kind = m_s.qdiscType.substr(m_s.qdiscType.find("::") + 2);
+        o << ",\"qdisc_stats\":[{\"kind\":\"" << kind << "\",\"packets\":"
+          << st.nTotalSentPackets << ",\"drops\":" << st.nTotalDroppedPackets
+          << ",\"ecn_mark\":" << st.nTotalMarkedPackets << ",\"drop_overlimit\":"
+          << drops("Overlimit drop") + drops("Forced drop") + drops("Queue disc limit exceeded")
+          << ",\"early\":" << drops("Unforced drop") << ",\"marked\":"
+          << marks("Unforced mark") + marks("Forced mark") << "}]";
+    }
+    o << "}";
+    return o.str();
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    try
+    {
+        Spec s = ReadSpec(std::cin);
+        auto t0 = std::chrono::steady_clock::now();
+        Run run(s);
+        run.Build();
+        run.Go();
+        double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::cout << run.Json(wall) << std::endl;
+        Simulator::Destroy();
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "afcd-sim: " << e.what() << std::endl;
+        return 1;
+    }
+    return 0;
+}
