@@ -460,20 +460,28 @@ def _cost_of_fairness(series, warmup_s, duration_s, virtual=True):
 
 
 def one_line(res):
+    """A run in one line: goodputs, Jain, utilization, the delays, the
+    machine (VM: the pinger's delay and the guest's CPU; ns-3: simulated
+    and wall seconds)."""
     fl = "  ".join("%s %.1f" % (f["name"], f["goodput_mbps"]) for f in res["flows"])
-    q = res["queue_delay_ms"]
-    cpu = res.get("cpu", {})
-    line = ("%-10s %-9s | %s Mbit/s | Jain %.3f util %.0f%% | qdelay p50 %.1f p99 %.1f ms" %
-            (res["scenario"], res["label"], fl, res["jain"] or 0,
-             100 * (res["utilization"] or 0), q["p50"] or 0, q["p99"] or 0))
+    line = "%-10s %-9s | %s Mbit/s | Jain %.3f util %.0f%% |" % (
+        res["scenario"], res["label"], fl, res["jain"] or 0, 100 * (res["utilization"] or 0))
+    ns3 = res.get("engine") == "ns3"
+    if not ns3:
+        q = res["queue_delay_ms"]
+        line += " qdelay p50 %.1f p99 %.1f ms" % (q["p50"] or 0, q["p99"] or 0)
     # the ping's figures are whole ms above 100 ms of RTT; the backlog's
     # are not quantised
     bl = res.get("backlog_delay_ms") or {}
     if bl.get("p50") is not None:
         line += " (backlog p50 %.1f p99 %.1f)" % (bl["p50"], bl["p99"])
-    line += " | guest %.0f%% busy" % (100 * (cpu.get("guest_busy") or 0))
-    if cpu.get("loader_busy") is not None:
-        line += ", loader %.1f%%" % (100 * cpu["loader_busy"])
+    if ns3:
+        line += " | ns-3, %g s simulated in %.0f s" % (res["sim_s"], res["sim_wall_s"] or 0)
+    else:
+        cpu = res.get("cpu", {})
+        line += " | guest %.0f%% busy" % (100 * (cpu.get("guest_busy") or 0))
+        if cpu.get("loader_busy") is not None:
+            line += ", loader %.1f%%" % (100 * cpu["loader_busy"])
     if not res.get("valid", True):
         line += " | INVALID: " + "; ".join(res["invalid_reasons"])
     return line
