@@ -16,7 +16,8 @@ the dissertation's experiments in network namespaces.
   afcd-testbed reproduce FIG[,FIG..]|ch3|ch4|all [--mode smoke|quick|default|faithful]
                    [--schemes paper|default|all|LIST] [--rate auto|MBIT] [--repeat K]
                    [--out DIR] [--resume]     the dissertation's figures, run and judged
-  afcd-testbed reproduce --list [FIGS]        figures, runs, estimated VM time
+  afcd-testbed reproduce ... --engine ns3 [--jobs N]   the same figures in ns-3 (make sim)
+  afcd-testbed reproduce --list [FIGS] [--engine ns3]  figures, runs, estimated VM or wall time
   afcd-testbed reproduce --judge DIR [FIGS]   judge and plot again from the JSONs (host)
 
 Every run records the guest's CPU, the loader's CPU, timer lateness and
@@ -107,6 +108,11 @@ def main():
     ap.add_argument("--schemes", default=None,
                     help="reproduce: paper, default, all or a comma-separated list "
                          "(default: the mode's)")
+    ap.add_argument("--engine", choices=["vm", "ns3"], default="vm",
+                    help="reproduce: where the runs happen: the VM's kernel (vm) or ns-3 on "
+                         "the host, the datapath's programs on its clock (ns3; make sim)")
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="reproduce --engine ns3: simulations at once (default 2, one a core)")
     ap.add_argument("--list", action="store_true", help="reproduce: the plan, nothing run")
     ap.add_argument("--judge", metavar="DIR", default=None,
                     help="reproduce: judge and plot DIR's results again, on the host")
@@ -259,9 +265,12 @@ def reproduce_main(args):
         args.rate = "auto"
     if args.list:
         reproduce.list_figures(figs, args.mode, which, args.repeat if "--repeat" in sys.argv
-                               else None)
+                               else None, engine=args.engine, rate_arg=args.rate)
         return 0
-    out = args.judge or (os.path.join(args.out, "reproduction")
+    if args.jobs < 1:
+        sys.exit("afcd-testbed reproduce: --jobs must be at least 1")
+    default_out = "reproduction" if args.engine == "vm" else "reproduction-ns3"
+    out = args.judge or (os.path.join(args.out, default_out)
                          if args.out == os.path.join(ROOT, "results") else args.out)
     if args.judge:
         if not os.path.isdir(out):
@@ -273,6 +282,14 @@ def reproduce_main(args):
     if not os.path.exists(nslib.AFCD):
         sys.exit("afcd-testbed: build first (make)")
     repeat = args.repeat if "--repeat" in sys.argv else None
+    if args.engine == "ns3":
+        try:
+            failed = reproduce.run(figs, out, args.mode, which, args.resume, args.rate, repeat,
+                                   engine="ns3", jobs=args.jobs)
+        except RuntimeError as e:
+            sys.exit("afcd-testbed reproduce: %s" % e)
+        reproduce.judge_all(figs, out, which)
+        return 1 if failed else 0
     if need_vm(args):
         argv = sys.argv[1:]
         if "--out" not in argv:

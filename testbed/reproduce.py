@@ -9,9 +9,12 @@ and judge them (testbed.judge).
   OUT/figX.Y/figX.Y.png, figX.Y.md, verdict.json
   OUT/reproduction.md, reproduction.json   one row per figure, the tally
 
-Runs happen in the VM (the caller re-executes there); judging and plotting
-on the host, from the JSONs alone (--judge DIR does only that).
+Runs happen in the VM (the caller re-executes there), or with engine ns3
+in ns-3 on the host (testbed/ns3.py), two at a time on two cores; judging
+and plotting on the host, from the JSONs alone (--judge DIR does only
+that).
 """
+import concurrent.futures
 import gzip
 import json
 import os
@@ -66,7 +69,12 @@ def missing_features(fig):
     return list(fig.needs)
 
 
-def list_figures(figs, mode, which, repeat=None):
+def list_figures(figs, mode, which, repeat=None, engine="vm", rate_arg="auto"):
+    """The plan, one figure a line, with the time it takes on this
+    machine: VM time, or (engine ns3) wall time at ns3.wall_per_sim_s()'s
+    measured cost per simulated second."""
+    if engine == "ns3":
+        return list_figures_ns3(figs, mode, which, repeat, rate_arg)
     say("%-5s %-5s %-4s %6s %9s  %s" % ("fig", "cell", "ch", "runs", "VM time", "what"))
     total = 0.0
     for f in figs:
@@ -84,6 +92,27 @@ def list_figures(figs, mode, which, repeat=None):
     _, t = plan(figs, mode, which, repeat)
     say("total: %.1f h of VM time in mode %s (runs %.1f h, calibration and boot the rest)" %
         (t / 3600, mode, total / 3600))
+
+
+def list_figures_ns3(figs, mode, which, repeat, rate_arg, jobs=2):
+    from . import ns3
+    rates = ns3_rates(rate_arg)
+    say("%-5s %-5s %-4s %6s %9s %10s  %s" % ("fig", "cell", "ch", "runs", "rate", "wall time",
+                                           "what"))
+    total = 0.0
+    for f in figs:
+        runs, _ = plan([f], mode, which, repeat)
+        own = [x for x in runs if x[0].id == f.id and x[1] in ns3.SCHEMES]
+        rate = rates[f.cell]
+        t = sum(ns3.wall_per_sim_s(f.id, s, rate) * f.time(mode)[0] for _, s, _ in own)
+        total += t
+        skip = sorted({s for _, s, _ in runs if s not in ns3.SCHEMES})
+        say("%-5s %-5s %-4d %6d %5g Mb/s %9.0fm  %s%s" % (
+            f.id, f.cell, f.chapter, len(own), rate, t / 60, f.title[:50],
+            "; NOT-RUN in ns-3: " + ", ".join(skip) if skip else ""))
+    say("total: %.1f h of CPU, %.1f h of wall time at %d simulations at once (mode %s; "
+        "cost measured on this machine, testbed/ns3.py WALL_PER_SIM_S)" %
+        (total / 3600, total / 3600 / jobs, jobs, mode))
 
 
 def _path(out, fig_id, scheme, rep):
@@ -148,10 +177,13 @@ def write_context(out, **kw):
     return ctx
 
 
-def run(figs, out, mode, which, resume, rate_arg, repeat=None):
-    """Run every run of figs (in the VM). Returns the number that failed."""
-    subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=1"], check=False)
+def run(figs, out, mode, which, resume, rate_arg, repeat=None, engine="vm", jobs=1):
+    """Run every run of figs (in the VM, or engine ns3: in ns-3 on the
+    host, jobs at a time). Returns the number that failed."""
     os.makedirs(out, exist_ok=True)
+    if engine == "ns3":
+        return run_ns3(figs, out, mode, which, resume, rate_arg, repeat, jobs)
+    subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=1"], check=False)
     runs, est = plan(figs, mode, which, repeat)
     say("reproduce: %d runs, about %.1f h of VM time" % (len(runs), est / 3600))
     rates = {}
@@ -193,6 +225,68 @@ def run(figs, out, mode, which, resume, rate_arg, repeat=None):
             failed += 1
             continue
         say("    %s  (%.0f s)" % (scenario.one_line(res), time.time() - t0))
+    write_context(out, finished=time.strftime("%Y-%m-%d %H:%M"))
+    return failed
+
+
+def ns3_rates(rate_arg):
+    """The ns-3 engine's rate per cell: --rate, else ns3.DEFAULT_RATE_MBIT
+    (no calibration: a simulation has no CPU budget to miss, only wall
+    time)."""
+    from . import ns3
+    if rate_arg != "auto":
+        return {"wan": float(rate_arg), "dcn": float(rate_arg)}
+    return dict(ns3.DEFAULT_RATE_MBIT)
+
+
+def run_ns3(figs, out, mode, which, resume, rate_arg, repeat, jobs):
+    """run() in ns-3: every run of figs whose scheme ns-3 has (the others
+    stay NOT-RUN, said here), repeat K with seed K, jobs at a time."""
+    from . import ns3
+    why = ns3.available()
+    if why:
+        raise RuntimeError("the ns-3 engine cannot run: %s" % why)
+    runs, _ = plan(figs, mode, which, repeat)
+    rates = ns3_rates(rate_arg)
+    todo = []
+    for f, s, rep in runs:
+        if s not in ns3.SCHEMES:
+            say("fig. %s under %s: NOT-RUN (no ns-3 counterpart)" % (f.id, s))
+        elif resume and _done(out, f.id, s, rep, rates[f.cell]):
+            say("fig. %s under %s (repeat %d): kept" % (f.id, s, rep))
+        else:
+            todo.append((f, s, rep))
+    write_context(out, mode=mode, schemes=which, engine="ns3", kernel="ns-3 %s" % ns3.NS3_VERSION,
+                  emulation="ns-3 %s, simulated" % ns3.NS3_VERSION, rate_arg=rate_arg,
+                  repeats=repeat or F.MODES[mode]["repeat"], jobs=jobs,
+                  started=time.strftime("%Y-%m-%d %H:%M"),
+                  rate3=rates["wan"], rate4=rates["dcn"], mtu=ns3.MTU_TEXT)
+    say("reproduce: %d runs in ns-3, %d at a time" % (len(todo), jobs))
+
+    def one(job):
+        f, s, rep = job
+        rate = rates[f.cell]
+        dur, warm = f.time(mode)
+        return ns3.run("fig" + f.id, s, rate, f.rtt_ms(rate), dur, warm, f.workload(rate, mode),
+                       buffer_bdp=f.buffer_bdp, target_ms=f.target_ms(rate),
+                       interval_ms=f.interval_ms(rate), seed=rep,
+                       out_dir=os.path.join(out, "fig" + f.id), repeat=rep,
+                       tag="fig%s-%s" % (f.id, s))
+    failed = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
+        futs = {ex.submit(one, j): j for j in todo}
+        for i, fu in enumerate(concurrent.futures.as_completed(futs)):
+            f, s, rep = futs[fu]
+            try:
+                res = fu.result()
+            except Exception as e:         # noqa: BLE001 (report, go on)
+                say("[%d/%d] fig. %s under %s (repeat %d) failed: %s" %
+                    (i + 1, len(todo), f.id, s, rep, e))
+                failed += 1
+                continue
+            say("[%d/%d] fig. %s under %s (repeat %d): %s  (%.0f s wall for %g s)" %
+                (i + 1, len(todo), f.id, s, rep, scenario.one_line(res), res["wall_s"],
+                 res["sim_s"]))
     write_context(out, finished=time.strftime("%Y-%m-%d %H:%M"))
     return failed
 
