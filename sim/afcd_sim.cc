@@ -12,7 +12,7 @@
  *   topology dumbbell|yshape|tree   senders N
  *   rate_mbit R  rtt_ms T  duration_s D  warmup_s W
  *   access_mbit A          the senders' (and leaves') links (0: 10 x R)
- *   rto_min_ms M  ecn 0|1  sndbuf_bytes B
+ *   rto_min_ms M  ecn 0|1  sndbuf_bytes B  sack 0|1 (1)
  *   mtu BYTES              the IP MTU of every link (1500; 9000 the text's)
  *   bottleneck bpf         + lines "param NAME VALUE" (the loader's)
  *   bottleneck ns3 TYPEID  + lines "attr NAME VALUE" (the queue disc's)
@@ -76,7 +76,7 @@ struct Spec
     std::string topology{"dumbbell"};
     int senders{1};
     double rateMbit{0}, rttMs{0}, durationS{0}, warmupS{0}, accessMbit{0}, rtoMinMs{200};
-    bool ecn{false}, tcpSeries{false};
+    bool ecn{false}, tcpSeries{false}, sack{true};
     uint64_t sndbuf{0};
     uint32_t mtu{1500};
     std::string bottleneck, qdiscType;
@@ -119,6 +119,8 @@ ReadSpec(std::istream& in)
             ls >> s.ecn;
         else if (k == "tcp_series")
             ls >> s.tcpSeries;
+        else if (k == "sack")
+            ls >> s.sack;
         else if (k == "sndbuf_bytes")
             ls >> s.sndbuf;
         else if (k == "mtu")
@@ -357,6 +359,9 @@ Run::Build()
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(s.mtu - 52));
     Config::SetDefault("ns3::PointToPointNetDevice::Mtu", UintegerValue(s.mtu));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
+    /* Linux's TCP_DELACK_MIN; ns-3's 200 ms held a flow whose window fell
+     * to one segment at a segment per 200 ms for the rest of the run */
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(40)));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
     /* the socket buffers as the VM's hosts have them (testbed/topo.py:
      * tcp_rmem/tcp_wmem max 32 MB, of which Linux keeps about half for data,
@@ -369,7 +374,7 @@ Run::Build()
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(buf));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(buf));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(s.rtoMinMs)));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(s.sack));
     Config::SetDefault("ns3::TcpSocketBase::UseEcn",
                        StringValue(s.ecn ? "On" : "Off"));
     RngSeedManager::SetSeed(1);

@@ -31,6 +31,7 @@ NS3_DIR = os.environ.get("NS3_DIR", "/usr/local/lib/afcd-ns3/ns3")
 # retransmission: 86 % of the time at 1500 bytes, fig. 3.5 at 120 ms)
 # within budget. The VM's frames (1514) for the engines' comparison.
 MTU_TEXT = 9014
+SACK = os.environ.get("AFCD_NS3_SACK", "1") != "0"
 # ns-3's queue discs for the kernel's schemes (testbed/bottleneck.py sets
 # the same numbers on the kernel's): name -> (TypeId, attributes(b))
 NS3_QDISCS = {
@@ -67,8 +68,12 @@ SCHEMES = sorted(set(bottleneck.OURS) - bottleneck.QDISC_BACKEND) + sorted(NS3_Q
 # loss episodes under large windows (ns-3's send buffer is a list walked
 # per retransmission), so it is measured, not modelled.
 DEFAULT_RATE_MBIT = {"wan": 1000.0, "dcn": 1000.0}
-MEASURED = {}              # (figure, scheme, rate) -> wall s per simulated s
-MEASURED_CELL = {}         # (cell, rate) -> the worst of the cell's
+# 2026-11-28 on this machine (2 cores, one simulation a core), MTU 9000,
+# runs of 5-10 simulated seconds; docs/NS3.md
+MEASURED = {("3.5", "afcd", 1000.0): 11.2, ("3.5", "pfifo", 1000.0): 1.11,
+            ("3.7", "afcd", 1000.0): 2.02, ("4.3", "afcd", 1000.0): 1.59}
+# (cell, rate) -> the worst of the cell's measured figures
+MEASURED_CELL = {("wan", 1000.0): 11.2, ("dcn", 1000.0): 1.59}
 
 
 def wall_per_sim_s(fig, scheme, rate):
@@ -111,7 +116,7 @@ def short_schedule(short, duration_s, seed):
 
 
 def spec_text(scheme, rate_mbit, rtt_ms, duration_s, warmup_s, flows, short, wl, buffer_bdp,
-              target_ms, interval_ms, ecn, seed, tcp_series, mtu=MTU_TEXT):
+              target_ms, interval_ms, ecn, seed, tcp_series, mtu=MTU_TEXT, sack=SACK):
     """The run's description for afcd-sim (its stdin); mtu: the largest
     Ethernet frame, bytes."""
     cc = bottleneck.SENDER_CC.get(scheme)
@@ -125,7 +130,8 @@ def spec_text(scheme, rate_mbit, rtt_ms, duration_s, warmup_s, flows, short, wl,
              "duration_s %g" % duration_s, "warmup_s %g" % warmup_s,
              "access_mbit %g" % (rate_mbit if wl and wl.access_rate else 0),
              "rto_min_ms %g" % (rto or 200), "ecn %d" % (1 if ecn or cc == "dctcp" else 0),
-             "tcp_series %d" % (1 if tcp_series else 0), "mtu %d" % (mtu - 14)]
+             "tcp_series %d" % (1 if tcp_series else 0), "mtu %d" % (mtu - 14),
+             "sack %d" % (1 if sack else 0)]
     if scheme in bottleneck.OURS:
         p = b.loader_params()
         lines.append("bottleneck bpf")
@@ -140,9 +146,11 @@ def spec_text(scheme, rate_mbit, rtt_ms, duration_s, warmup_s, flows, short, wl,
     for f in flows:
         for i in range(f.streams if f.proto == "tcp" else 1):
             name = f.name if f.streams <= 1 else "%s.%d" % (f.name, i)
+            # a group's streams start as iperf3 -P starts them in the VM:
+            # one connection after the other, a handshake (one base RTT) apart
             lines.append("flow %s %s %d %s %s %g %g" % (
                 name, f.name, f.sender, cc or f.cc if f.proto == "tcp" else "-", f.proto,
-                f.rate_mbit or 0, f.start_s))
+                f.rate_mbit or 0, f.start_s + i * rtt_ms / 1e3))
     for t, size, d in short_schedule(short, duration_s, seed) if short else []:
         lines.append("short %.6f %d %s %d" % (t, size, d, short.sender))
     return "\n".join(lines) + "\n"
