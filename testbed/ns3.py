@@ -70,10 +70,10 @@ SCHEMES = sorted(set(bottleneck.OURS) - bottleneck.QDISC_BACKEND) + sorted(NS3_Q
 DEFAULT_RATE_MBIT = {"wan": 1000.0, "dcn": 1000.0}
 # 2026-11-28 on this machine (2 cores, one simulation a core), MTU 9000,
 # runs of 5-10 simulated seconds; docs/NS3.md
-MEASURED = {("3.5", "afcd", 1000.0): 11.2, ("3.5", "pfifo", 1000.0): 1.11,
-            ("3.7", "afcd", 1000.0): 2.02, ("4.3", "afcd", 1000.0): 1.59}
+MEASURED = {("3.5", "afcd", 1000.0): 10.9, ("3.5", "pfifo", 1000.0): 1.11,
+            ("3.7", "afcd", 1000.0): 8.63, ("4.3", "afcd", 1000.0): 1.86}
 # (cell, rate) -> the worst of the cell's measured figures
-MEASURED_CELL = {("wan", 1000.0): 11.2, ("dcn", 1000.0): 1.59}
+MEASURED_CELL = {("wan", 1000.0): 10.9, ("dcn", 1000.0): 1.86}
 
 
 def wall_per_sim_s(fig, scheme, rate):

@@ -111,7 +111,7 @@ def list_figures_ns3(figs, mode, which, repeat, rate_arg, jobs=2):
             f.id, f.cell, f.chapter, len(own), rate, t / 60, f.title[:50],
             "; NOT-RUN in ns-3: " + ", ".join(skip) if skip else ""))
     say("total: %.1f h of CPU, %.1f h of wall time at %d simulations at once (mode %s; "
-        "cost measured on this machine, testbed/ns3.py WALL_PER_SIM_S)" %
+        "cost measured on this machine, testbed/ns3.py MEASURED)" %
         (total / 3600, total / 3600 / jobs, jobs, mode))
 
 
