@@ -29,6 +29,7 @@
 
 static int cmd_params(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
+static int cmd_help(int argc, char **argv);
 
 const struct command commands[] = {
 	{ "attach", "DEV rate R [param value]... [options]",
@@ -45,6 +46,8 @@ const struct command commands[] = {
 	  cmd_completion, NULL },
 	{ "manpage", "afcd.8|afcd.conf.5", "print a manual page in roff (generated from these "
 	  "tables; for packagers)", cmd_manpage, NULL },
+	{ "help", "[COMMAND]", "this summary, or one command's usage and options (also "
+	  "afcd COMMAND -h or --help)", cmd_help, NULL },
 };
 const size_t ncommands = sizeof(commands) / sizeof(commands[0]);
 #define NCOMMANDS ncommands
@@ -58,6 +61,47 @@ static void usage(FILE *f)
 			commands[i].synopsis, "", commands[i].help);
 	fprintf(f, "Maps are pinned under %s; see README.md for bpftool recipes.\n",
 		AFCD_PIN_DIR);
+}
+
+/* One command's usage: its synopsis, what it does, its options. */
+static void command_usage(FILE *f, const struct command *c)
+{
+	fprintf(f, "usage: afcd %s %s\n  %s\n", c->name, c->synopsis, c->help);
+	if (!strcmp(c->name, "attach") || !strcmp(c->name, "set"))
+		fprintf(f, "parameters: afcd params\n");
+	if (c->opts) {
+		fprintf(f, "options:\n");
+		opts_usage(f, c->opts);
+	}
+}
+
+static const struct command *command_named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* afcd help [COMMAND]: to standard output, exit 0; an unknown COMMAND is
+ * an error (2). */
+static int cmd_help(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 2 || !(c = command_named(argv[1]))) {
+		pr_warn("help: %s", argc > 2 ? "one command at most" : "no such command");
+		usage(stderr);
+		return 2;
+	}
+	command_usage(stdout, c);
+	return 0;
 }
 
 static int cmd_params(int argc, char **argv)
@@ -108,9 +152,19 @@ int main(int argc, char **argv)
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	for (i = 0; i < NCOMMANDS; i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+	for (i = 0; i < NCOMMANDS; i++) {
+		int k;
+
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		/* afcd CMD ... -h|--help: that command's usage, nothing done */
+		for (k = 2; k < argc; k++)
+			if (!strcmp(argv[k], "-h") || !strcmp(argv[k], "--help")) {
+				command_usage(stdout, &commands[i]);
+				return 0;
+			}
+		return commands[i].fn(argc - 1, argv + 1);
+	}
 	pr_warn("unknown command '%s'", argv[1]);
 	usage(stderr);
 	return 2;

@@ -124,7 +124,7 @@ def test_bash_completion():
                          check=True).stdout.splitlines()
     params, opts = tables()
     assert out[0].split() == ["attach", "set", "stats", "detach", "params", "version",
-                              "completion", "manpage"]
+                              "completion", "manpage", "help"]
     assert out[1] == "attach"
     assert "lo" in out[2].split() and sorted(out[2].split()) == sorted(os.listdir("/sys/class/net"))
     assert out[3] == "algo"
@@ -184,3 +184,24 @@ def test_dashboard_lint():
                 if metric.endswith("_total"):
                     assert re.search(r"rate\(%s\{[^}]*\}\[\$__rate_interval\]\)" % metric, e), e
             assert "[5m]" not in e and "[1m]" not in e, e
+
+
+def test_help_for_every_command():
+    """Expected result: `afcd help`, `afcd help CMD`, `afcd CMD -h` and
+    `afcd CMD ... --help` print to standard output and exit 0, a command's
+    usage naming it and listing each of its options; nothing is done (no
+    interface is looked up: eth-none does not exist). `afcd help nope` and
+    an unknown command exit 2 with the summary on standard error."""
+    summary = afcd("help")
+    _, opts = tables()
+    cmds = re.findall(r"(?m)^(?:usage:)? +afcd (\w+) ", summary)
+    assert {"attach", "set", "stats", "detach", "help"} <= set(cmds), cmds
+    for c in cmds:
+        for argv in (["help", c], [c, "-h"], [c, "eth-none", "--help"]):
+            out = afcd(*argv)
+            assert out.startswith("usage: afcd %s " % c), (argv, out)
+            for o in opts.get(c, []):
+                assert "--" + o in out, (argv, o)
+    for argv in (["help", "nope"], ["nope"]):
+        p = subprocess.run([AFCD] + argv, capture_output=True, text=True)
+        assert p.returncode == 2 and not p.stdout and "usage: afcd attach" in p.stderr, p
