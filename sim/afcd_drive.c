@@ -281,19 +281,6 @@ int afcd_drive_read(struct afcd_drive *d, struct afcd_drive_stats *s)
 	    bpf_map__lookup_elem(d->skel->maps.afcd_est, &d->slot, 4, &e, sizeof(e), 0))
 		return -1;
 	memset(s, 0, sizeof(*s));
-	s->passed = q.stats[AFCD_S_PASSED];
-	s->aqm_drop = q.stats[AFCD_S_AQM_DROP];
-	s->police_drop = q.stats[AFCD_S_POLICE_DROP];
-	s->overlimit_drop = q.stats[AFCD_S_OVERLIMIT_DROP];
-	s->ecn_mark = q.stats[AFCD_S_ECN_MARK];
-	s->police_mark = q.stats[AFCD_S_POLICE_MARK];
-	s->high_mark = q.stats[AFCD_S_HIGH_MARK];
-	s->ce_threshold_mark = q.stats[AFCD_S_CE_THRESHOLD_MARK];
-	s->idle_ns = q.stats[AFCD_S_IDLE_NS];
-	s->sampled = q.astats[AFCD_A_SAMPLED];
-	s->flows_new = q.astats[AFCD_A_FLOW_NEW];
-	s->flow_fail = q.astats[AFCD_A_FLOW_FAIL];
-	s->flow_collide = q.astats[AFCD_A_FLOW_COLLIDE];
 	s->t_last_ns = q.t_last_ns;
 	s->n_active = q.n_active > 0 ? (__u32)q.n_active : 0;
 	s->n_long = e.n_long;
@@ -305,6 +292,25 @@ int afcd_drive_read(struct afcd_drive *d, struct afcd_drive_stats *s)
 	s->runs = d->runs;
 	s->run_ns = d->run_ns;
 	s->memlock_bytes = memlock_of(d);
+	return 0;
+}
+
+#define DRIVE_KEY_(E, key, fam, lbl, help) key,
+static const char *const stat_keys[] = { AFCD_STATS(DRIVE_KEY_) };
+static const char *const astat_keys[] = { AFCD_ASTATS(DRIVE_KEY_) };
+
+int afcd_drive_counters(struct afcd_drive *d,
+			void (*fn)(void *ctx, const char *key, __u64 value), void *ctx)
+{
+	struct afcd_queue q;
+	unsigned int i;
+
+	if (bpf_map__lookup_elem(d->skel->maps.afcd_queue, &d->slot, 4, &q, sizeof(q), 0))
+		return -1;
+	for (i = 0; i < sizeof(stat_keys) / sizeof(stat_keys[0]); i++)
+		fn(ctx, stat_keys[i], q.stats[i]);
+	for (i = 0; i < sizeof(astat_keys) / sizeof(astat_keys[0]); i++)
+		fn(ctx, astat_keys[i], q.astats[i]);
 	return 0;
 }
 

@@ -25,12 +25,9 @@ extern "C" {
 
 struct afcd_drive;
 
-/* What the datapath counted, for the simulation's result. */
+/* The estimates and the driver's own counts, for the simulation's result
+ * (the datapath's counters: afcd_drive_counters()). */
 struct afcd_drive_stats {
-	__u64 passed, aqm_drop, police_drop, overlimit_drop;
-	__u64 ecn_mark, police_mark, high_mark, ce_threshold_mark;
-	__u64 sampled, flows_new, flow_fail, flow_collide;
-	__u64 idle_ns;            /* the virtual queue's idle time */
 	__u64 t_last_ns;          /* the virtual queue's clock (backlog: t_last - now) */
 	__u32 n_active, n_long, m_fair, waterline;
 	__u64 global_target_ns, fair_rate_bps, arrival_bps;
@@ -71,8 +68,14 @@ int afcd_drive_refresh(struct afcd_drive *d, __u64 now_ns);
 int afcd_drive_scan(struct afcd_drive *d, __u64 now_ns);
 int afcd_drive_gc(struct afcd_drive *d, __u64 now_ns, __u64 idle_ns);
 
-/* The counters and estimates now. 0 or -1. */
+/* The estimates and counts now. 0 or -1. */
 int afcd_drive_read(struct afcd_drive *d, struct afcd_drive_stats *s);
+
+/* Every counter of the interface (maps/afcd_maps.h's AFCD_STATS and
+ * AFCD_ASTATS, in their order), fn(ctx, key, value) each, key as `afcd
+ * stats -j` names it. 0 or -1. */
+int afcd_drive_counters(struct afcd_drive *d,
+			void (*fn)(void *ctx, const char *key, __u64 value), void *ctx);
 
 void afcd_drive_close(struct afcd_drive *d);
 

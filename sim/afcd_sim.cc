@@ -617,13 +617,18 @@ Run::Json(double wallS) const
     {
         struct afcd_drive_stats st;
         afcd_drive_read(m_afcd->Drive(), &st);
-        o << ",\"afcd_stats\":{\"queue\":{\"passed\":" << st.passed << ",\"aqm_drop\":"
-          << st.aqm_drop << ",\"police_drop\":" << st.police_drop << ",\"overlimit_drop\":"
-          << st.overlimit_drop << ",\"ecn_mark\":" << st.ecn_mark << ",\"police_mark\":"
-          << st.police_mark << ",\"high_mark\":" << st.high_mark << ",\"ce_threshold_mark\":"
-          << st.ce_threshold_mark << ",\"sampled\":" << st.sampled << ",\"flow_new\":"
-          << st.flows_new << ",\"flow_fail\":" << st.flow_fail << ",\"flow_collide\":"
-          << st.flow_collide << ",\"idle_ns\":" << st.idle_ns << "},\"estimates\":{\"n_flows\":"
+        o << ",\"afcd_stats\":{\"queue\":{";
+        bool first = true;
+        std::pair<std::ostream*, bool*> out{&o, &first};
+        afcd_drive_counters(
+            m_afcd->Drive(),
+            [](void* ctx, const char* key, __u64 v) {
+                auto* c = static_cast<std::pair<std::ostream*, bool*>*>(ctx);
+                *c->first << (*c->second ? "" : ",") << "\"" << key << "\":" << v;
+                *c->second = false;
+            },
+            &out);
+        o << "},\"estimates\":{\"n_flows\":"
           << st.n_active << ",\"n_long\":" << st.n_long << ",\"m_fair\":" << st.m_fair
           << ",\"waterline\":" << st.waterline << ",\"global_target_ns\":"
           << st.global_target_ns << ",\"fair_rate_bps\":" << st.fair_rate_bps

@@ -381,11 +381,16 @@ def banner(fig, ctx):
              "= Table 4.1's x k, DCTCP K = 20 frames)" % (k or 0, ctx.get("rtt_ms") or 0,
                                                            fig.target_ms(r) if r else 0,
                                                            fig.interval_ms(r) if r else 0))
+    ns3 = ctx.get("engine") == "ns3"
+    how = ("given" if ctx.get("rate_arg", "auto") != "auto" else
+           "the engine's default" if ns3 else "calibrated")
+    where = ("ns-3 on the host (%s), the datapath's program on the simulated clock, "
+             "%s-byte frames" % (ctx.get("emulation"), ctx.get("mtu", "?")) if ns3 else
+             "a VM under %s, kernel %s" % (ctx.get("emulation", "TCG"), ctx.get("kernel", "?")))
     return ("**Scaled reproduction, not a 10 Gb/s replication.** %g Mbit/s (%s), "
-            "engine: a VM under %s, kernel %s, %s repeat(s) of %s s (warm-up %s s), mode %s. "
+            "engine: %s, %s repeat(s) of %s s (warm-up %s s), mode %s. "
             "%s. Depends on the absolute rate: %s." % (
-                r or 0, "calibrated" if ctx.get("rate_arg", "auto") == "auto" else "given",
-                ctx.get("emulation", "TCG"), ctx.get("kernel", "?"),
+                r or 0, how, where,
                 ctx.get("repeats", "?"), ctx.get("duration_s", "?"), ctx.get("warmup_s", "?"),
                 ctx.get("mode", "?"), scale, fig.rate_notes or "-"))
 
