@@ -118,15 +118,18 @@ NS3_DIR  ?= /usr/local/lib/afcd-ns3/ns3
 NS3_LIBS := core network internet point-to-point applications traffic-control stats
 CXX      ?= g++
 sim: $(OUT)/afcd-sim
-$(OUT)/afcd-sim: sim/*.cc sim/*.h sim/afcd_drive.c loader/params.c loader/units.c \
+$(OUT)/afcd-sim: sim/*.cc sim/*.h sim/afcd_drive.c loader/params.c loader/units.c loader/sys.c loader/log.c \
 		 $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(HDRS) | $(OUT)
 	$(call msg,CXX,$@)
 	$(Q)test -d $(NS3_DIR)/include || { echo "no ns-3 under $(NS3_DIR): tools/deps.sh --ns3"; exit 1; }
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader -c sim/afcd_drive.c -o $(OUT)/sim_drive.o
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader -c loader/params.c -o $(OUT)/sim_params.o
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader -c loader/units.c -o $(OUT)/sim_units.o
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader -c loader/sys.c -o $(OUT)/sim_sys.o
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader -c loader/log.c -o $(OUT)/sim_log.o
 	$(Q)$(CXX) -std=c++20 -O2 -g -Wall -isystem $(NS3_DIR)/include -Isim $(INCLUDES) \
-		sim/*.cc $(OUT)/sim_drive.o $(OUT)/sim_params.o $(OUT)/sim_units.o -o $@ \
+		sim/*.cc $(OUT)/sim_drive.o $(OUT)/sim_params.o $(OUT)/sim_units.o \
+		$(OUT)/sim_sys.o $(OUT)/sim_log.o -o $@ \
 		-L$(NS3_DIR)/lib64 -Wl,-rpath,$(NS3_DIR)/lib64 $(addprefix -lns3.44-,$(NS3_LIBS)) \
 		$(LIBS) -ljson-c -lm
 

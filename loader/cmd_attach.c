@@ -368,7 +368,7 @@ static int attach_run(struct attach *a)
 		}
 		a->ticks++;
 		now = now_ns();
-		if (now - ls->last_gc_ns >= GC_PERIOD_NS) {
+		if (now - ls->last_gc_ns >= AFCD_GC_PERIOD_NS) {
 			ls->sc.gc_deleted += gc_flows(&a->p, ls->ctl, a->ifindex, a->ro.gc_idle_ns);
 			ls->last_gc_ns = now;
 		}
@@ -440,7 +440,7 @@ static int attach_teardown(struct attach *a, int rc)
 
 int cmd_attach(int argc, char **argv)
 {
-	struct attach a = { .ro = { .prom_addr = "127.0.0.1", .gc_idle_ns = 10000000000ULL } };
+	struct attach a = { .ro = { .prom_addr = "127.0.0.1", .gc_idle_ns = AFCD_GC_IDLE_NS } };
 	int rc = attach_check(&a, argc, argv);
 
 	if (rc)

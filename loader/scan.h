@@ -13,7 +13,7 @@
  *    sample counts (one 16 KiB read, two passes, no sort), into
  *    afcd_scan, whose heartbeat the timer needs to keep running;
  *  - GC of idle flow state runs in the kernel through the control
- *    program (no copy of the flow map) every GC_PERIOD_NS.
+ *    program (no copy of the flow map) every AFCD_GC_PERIOD_NS.
  */
 #ifndef AFCD_SCAN_H
 #define AFCD_SCAN_H
@@ -24,7 +24,6 @@
 #include "afcd_maps.h"
 #include "pins.h"
 
-#define GC_PERIOD_NS 1000000000ULL   /* GC of idle flow state, every 1 s */
 
 /* --refresh: who runs the refresh step. */
 enum refresh_mode { REFRESH_AUTO = 0, REFRESH_KERNEL, REFRESH_USER };

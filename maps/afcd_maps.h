@@ -95,6 +95,11 @@
 #define AFCD_LEN_MAX         (1u << 20)
 /* The loader's scan period (afcd_scan), ns: the ring spans ~window (1 s). */
 #define AFCD_SCAN_PERIOD_NS  50000000ULL
+/* The loader's GC of idle flow state (the control program's AFCD_CTL_GC):
+ * every AFCD_GC_PERIOD_NS, of flows idle for AFCD_GC_IDLE_NS (attach
+ * --gc-idle), ns. */
+#define AFCD_GC_PERIOD_NS    1000000000ULL
+#define AFCD_GC_IDLE_NS      10000000000ULL
 
 
 /* ---- Parameters: ranges enforced by the loader ------------------------ */

@@ -17,6 +17,7 @@
 #include "afcd_ctl.skel.h"
 #include "afcd_drive.h"
 #include "params.h"
+#include "sys.h"
 
 #define TC_ACT_SHOT 2
 #define DRIVE_IFINDEX 1        /* the loopback device: test runs' skb->dev */
@@ -29,6 +30,7 @@ struct afcd_drive {
 	__u32 slot;
 	struct afcd_config c;
 	struct afcd_scan sc;
+	struct afcd_sb_hist hist;  /* the scan's copy of afcd_sb_hist */
 	__u64 runs, run_ns;
 };
 
@@ -59,6 +61,16 @@ __u64 afcd_drive_scan_period_ns(void)
 	return AFCD_SCAN_PERIOD_NS;
 }
 
+__u64 afcd_drive_gc_period_ns(void)
+{
+	return AFCD_GC_PERIOD_NS;
+}
+
+__u64 afcd_drive_gc_idle_ns(void)
+{
+	return AFCD_GC_IDLE_NS;
+}
+
 __u64 afcd_drive_update_period_ns(const struct afcd_drive *d)
 {
 	return d->c.update_period_ns;
@@ -67,20 +79,6 @@ __u64 afcd_drive_update_period_ns(const struct afcd_drive *d)
 __u64 afcd_drive_rate_bps(const struct afcd_drive *d)
 {
 	return d->c.rate_bps;
-}
-
-static __u64 netns_cookie_here(void)
-{
-	__u64 cookie = 0;
-	socklen_t len = sizeof(cookie);
-	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
-
-	if (fd >= 0) {
-		if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len))
-			cookie = 0;
-		close(fd);
-	}
-	return cookie;
 }
 
 /* The control program on the egress program's maps (as the loader's
@@ -115,7 +113,7 @@ static int config_write(struct afcd_drive *d, __u64 seed)
 	d->c.abi = AFCD_ABI_VERSION;
 	d->c.slot = d->slot;
 	d->c.ifindex = ifindex;
-	d->c.netns_cookie = netns_cookie_here();
+	d->c.netns_cookie = netns_cookie();
 	memset(&q, 0, sizeof(q));
 	q.ifindex = ifindex;
 	q.flow_id_key[0] = seed * 0x9e3779b97f4a7c15ULL + 1;
@@ -226,17 +224,17 @@ int afcd_drive_gc(struct afcd_drive *d, __u64 now_ns, __u64 idle_ns)
  * samples the link can carry, then the heartbeat. */
 int afcd_drive_scan(struct afcd_drive *d, __u64 now_ns)
 {
-	static struct afcd_sb_hist h;
+	struct afcd_sb_hist *h = &d->hist;
 	struct afcd_queue q;
 	struct afcd_est e;
 	__u64 rate;
 
-	if (bpf_map__lookup_elem(d->skel->maps.afcd_sb_hist, &d->slot, 4, &h, sizeof(h), 0) ||
+	if (bpf_map__lookup_elem(d->skel->maps.afcd_sb_hist, &d->slot, 4, h, sizeof(*h), 0) ||
 	    bpf_map__lookup_elem(d->skel->maps.afcd_queue, &d->slot, 4, &q, sizeof(q), 0) ||
 	    bpf_map__lookup_elem(d->skel->maps.afcd_est, &d->slot, 4, &e, sizeof(e), 0))
 		return -1;
 	rate = afcd_rate_of(&d->c, &q);
-	afcd_scan_of_hist(h.n, d->c.sb_size,
+	afcd_scan_of_hist(h->n, d->c.sb_size,
 			  rate ? afcd_sb_capacity(d->c.sb_size, rate, e.arrival_bps) : d->c.sb_size,
 			  &d->sc);
 	d->sc.heartbeat_ns = now_ns;

@@ -52,8 +52,11 @@ struct afcd_drive *afcd_drive_open(const char *const *kv, int n, __u64 seed, cha
  * step, and the rate the virtual queue drains at (bits/s). */
 __u64 afcd_drive_update_period_ns(const struct afcd_drive *d);
 __u64 afcd_drive_rate_bps(const struct afcd_drive *d);
-/* The loader's scan period, AFCD_SCAN_PERIOD_NS (maps/afcd_maps.h). */
+/* The loader's periods and its default idle time (maps/afcd_maps.h):
+ * AFCD_SCAN_PERIOD_NS, AFCD_GC_PERIOD_NS and AFCD_GC_IDLE_NS, ns. */
 __u64 afcd_drive_scan_period_ns(void);
+__u64 afcd_drive_gc_period_ns(void);
+__u64 afcd_drive_gc_idle_ns(void);
 
 /* One packet at now_ns (simulated, > 0): frame (len bytes: Ethernet, IP and
  * the first bytes of L4 suffice; CE, when set, is written back into it) of

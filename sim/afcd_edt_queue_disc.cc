@@ -66,6 +66,8 @@ AfcdEdtQueueDisc::Configure(const std::vector<std::string>& params, uint64_t see
     m_updatePeriod = NanoSeconds(afcd_drive_update_period_ns(m_drive));
     m_refresh = Simulator::ScheduleNow(&AfcdEdtQueueDisc::Refresh, this);
     m_scan = Simulator::ScheduleNow(&AfcdEdtQueueDisc::Scan, this);
+    m_gc = Simulator::Schedule(NanoSeconds(afcd_drive_gc_period_ns()), &AfcdEdtQueueDisc::Gc,
+                               this);
 }
 
 void
@@ -81,6 +83,14 @@ AfcdEdtQueueDisc::Scan()
     afcd_drive_scan(m_drive, ClockNs());
     m_scan = Simulator::Schedule(NanoSeconds(afcd_drive_scan_period_ns()),
                                  &AfcdEdtQueueDisc::Scan, this);
+}
+
+void
+AfcdEdtQueueDisc::Gc()
+{
+    afcd_drive_gc(m_drive, ClockNs(), afcd_drive_gc_idle_ns());
+    m_gc = Simulator::Schedule(NanoSeconds(afcd_drive_gc_period_ns()), &AfcdEdtQueueDisc::Gc,
+                               this);
 }
 
 /* The frame afcd_egress parses: Ethernet (IPv4), the IPv4 header as it is
@@ -189,6 +199,7 @@ AfcdEdtQueueDisc::DoDispose()
     m_release.Cancel();
     m_refresh.Cancel();
     m_scan.Cancel();
+    m_gc.Cancel();
     QueueDisc::DoDispose();
 }
 

@@ -8,7 +8,8 @@
  * departure time, as sch_fq holds a packet until skb->tstamp (the
  * departures of one virtual FIFO never decrease, so one FIFO with a timer
  * for its head enforces them). The refresh step runs every update_period
- * and the loader's scan every AFCD_SCAN_PERIOD_NS, on the
+ * and the loader's scan every AFCD_SCAN_PERIOD_NS and its GC of flow
+ * state idle for AFCD_GC_IDLE_NS every AFCD_GC_PERIOD_NS, on the
  * simulation's clock, as the kernel timer and the loader run them.
  */
 #ifndef AFCD_SIM_EDT_QUEUE_DISC_H
@@ -51,12 +52,13 @@ class AfcdEdtQueueDisc : public QueueDisc
     void DoDispose() override;
     void Refresh();
     void Scan();
+    void Gc();
     void Release();
 
     struct afcd_drive* m_drive{nullptr};
     std::deque<uint64_t> m_departures; // departure time of each held packet, FIFO
     uint64_t m_heldBytes{0};
-    EventId m_release, m_refresh, m_scan;
+    EventId m_release, m_refresh, m_scan, m_gc;
     Time m_updatePeriod;
 };
 
