@@ -14,7 +14,6 @@ both engines.
 """
 import json
 import os
-import random
 import subprocess
 import time
 
@@ -103,21 +102,6 @@ def available():
     return ""
 
 
-def short_schedule(short, duration_s, seed):
-    """The short flows' arrivals and sizes (shortflows.py's Pareto and
-    Poisson), drawn here once: [(t, bytes, dir)]."""
-    rng = random.Random(seed)
-    out, t = [], 0.0
-    while short and short.rate_per_s > 0:
-        t += rng.expovariate(short.rate_per_s)
-        if t >= duration_s - 1.0:
-            break
-        size = shortflows.pareto_truncated(rng, short.alpha, short.scale_bytes,
-                                           short.max_bytes)
-        out.append((t, max(size, 1), rng.choice(short.dirs)))
-    return out
-
-
 def spec_text(scheme, rate_mbit, rtt_ms, duration_s, warmup_s, flows, short, wl, buffer_bdp,
               target_ms, interval_ms, ecn, seed, tcp_series, mtu=MTU_TEXT, sack=SACK):
     """The run's description for afcd-sim (its stdin); mtu: the largest
@@ -154,8 +138,11 @@ def spec_text(scheme, rate_mbit, rtt_ms, duration_s, warmup_s, flows, short, wl,
             lines.append("flow %s %s %d %s %s %g %g" % (
                 name, f.name, f.sender, cc or f.cc if f.proto == "tcp" else "-", f.proto,
                 f.rate_mbit or 0, f.start_s + i * rtt_ms / 1e3))
-    for t, size, d in short_schedule(short, duration_s, seed) if short else []:
-        lines.append("short %.6f %d %s %d" % (t, size, d, short.sender))
+    # the VM's schedule (its seed, not the run's: one schedule for both engines)
+    for t, size, d in shortflows.arrivals(short.rate_per_s, short.alpha, short.scale_bytes,
+                                          short.max_bytes, duration_s, short.seed,
+                                          short.dirs) if short else []:
+        lines.append("short %.6f %d %s %d" % (t, max(size, 1), d, short.sender))
     return "\n".join(lines) + "\n"
 
 
@@ -184,7 +171,9 @@ def run(name, scheme, rate_mbit, rtt_ms, duration_s, warmup_s, wl, buffer_bdp=1.
                 "access_rate": wl.access_rate, "repeat": repeat, "valid": True, "mtu": mtu,
                 "invalid_reasons": [], "wall_s": round(time.time() - t0, 1),
                 "sim_wall_s": res.get("wall_s"),
-                "short": scenario.fct_summary(res.get("short_flows") or [], warmup_s)})
+                "short": scenario.fct_summary(
+                    {"flows": res["short_flows"], "duration_s": duration_s, "skipped": 0}
+                    if res.get("short_flows") else None, warmup_s)})
     a, b = warmup_s, duration_s
     gp = [scenario.goodput_mbps(f, max(a, f["start_s"] + 1.0), b) for f in res["flows"]]
     for f, g in zip(res["flows"], gp):

@@ -108,11 +108,22 @@ def server(port, duration_s):
     return 0
 
 
-def client(dst, port, rate, alpha, scale, max_bytes, duration_s, seed, dirs):
+def arrivals(rate, alpha, scale, max_bytes, duration_s, seed, dirs):
+    """The short flows' schedule, the same in every engine: Poisson
+    arrivals at rate per second until duration_s, each a size drawn from
+    the truncated Pareto (bytes) and a direction from dirs (U: up, D:
+    down), from the seeded generator. Yields (t_s, size, dir)."""
     rng = random.Random(seed)
+    t = rng.expovariate(rate)
+    while t < duration_s:
+        yield t, pareto_truncated(rng, alpha, scale, max_bytes), rng.choice(dirs)
+        t += rng.expovariate(rate)
+
+
+def client(dst, port, rate, alpha, scale, max_bytes, duration_s, seed, dirs):
     flows, lock, sem = [], threading.Lock(), threading.BoundedSemaphore(MAX_OPEN)
     t0 = time.monotonic()
-    skipped = arrivals = 0
+    skipped = n_arrivals = 0
 
     def one(t_start, size, d):
         fct = None
@@ -134,14 +145,11 @@ def client(dst, port, rate, alpha, scale, max_bytes, duration_s, seed, dirs):
             flows.append([round(t_start, 4), size, d, fct])
 
     threads = []
-    t_next = rng.expovariate(rate)
-    while t_next < duration_s:
+    for t_next, size, d in arrivals(rate, alpha, scale, max_bytes, duration_s, seed, dirs):
         delay = t0 + t_next - time.monotonic()
         if delay > 0:
             time.sleep(delay)
-        arrivals += 1
-        size = pareto_truncated(rng, alpha, scale, max_bytes)
-        d = rng.choice(dirs)
+        n_arrivals += 1
         if sem.acquire(blocking=False):
             th = threading.Thread(target=one, args=(t_next, size, d), daemon=True)
             th.start()
@@ -150,12 +158,11 @@ def client(dst, port, rate, alpha, scale, max_bytes, duration_s, seed, dirs):
             skipped += 1
             with lock:
                 flows.append([round(t_next, 4), size, d, None])
-        t_next += rng.expovariate(rate)
     end = time.monotonic() + GRACE_S
     for th in threads:
         th.join(max(0.0, end - time.monotonic()))
     with lock:
-        out = {"flows": sorted(flows), "arrivals": arrivals, "skipped": skipped,
+        out = {"flows": sorted(flows), "arrivals": n_arrivals, "skipped": skipped,
                "duration_s": duration_s, "rate_per_s": rate, "alpha": alpha,
                "scale_bytes": scale, "max_bytes": max_bytes, "dirs": dirs}
     sys.stdout.write(json.dumps(out) + "\n")
