@@ -14,7 +14,7 @@
 
 #define SOFF(f) offsetof(struct stats_opts, f)
 const struct opt_def stats_opts_table[] = {
-	{ "json",  'j', OPT_FLAG,    SOFF(json),  NULL,  "JSON on one line (the schema of README.md)" },
+	{ "json",  'j', OPT_FLAG,    SOFF(json),  NULL,  "JSON on one line (counters under their keys in maps/afcd_maps.h)" },
 	{ "flows", 'f', OPT_FLAG,    SOFF(flows), NULL,  "the flow table too, fastest first" },
 	{ "top",   'k', OPT_INT_POS, SOFF(top),   "N",   "at most N flows (default 20)" },
 	{ "dt",    'd', OPT_SECONDS, SOFF(dt),    "SEC", "seconds between the two readings, 0..60 (default 0.5)" },

@@ -59,7 +59,7 @@ static void usage(FILE *f)
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "%s afcd %s %s\n%-10s %s\n", i ? "      " : "usage:", commands[i].name,
 			commands[i].synopsis, "", commands[i].help);
-	fprintf(f, "Maps are pinned under %s; see README.md for bpftool recipes.\n",
+	fprintf(f, "Maps are pinned under %s; see docs/OPERATING.md for bpftool recipes.\n",
 		AFCD_PIN_DIR);
 }
 

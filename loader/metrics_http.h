@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 
-/* Bounds (documented in README "Prometheus"). */
+/* Bounds (documented in docs/OPERATING.md, "With the loader"). */
 #define METRICS_MAX_CONNS       16  /* open connections in all (the oldest goes first) */
 #define METRICS_MAX_PER_IP       4  /* open connections from one address (ditto) */
 #define METRICS_GRACE_MS       500  /* a connection this young is never closed for a bound, ms */

@@ -655,7 +655,7 @@ enum afcd_agg { AFCD_AGGS(AFCD_ENUM_AGG_) AFCD_AGG__MAX };
  * packet. AFCD_FLOWS_MAX entries. No lock: counters and m_i are updated
  * with atomics; the CoDel and policer fields by plain writes of the CPU
  * that handles the flow's packet (two CPUs sending one flow at once may
- * lose an update: README, Known limits). Evictions = AFCD_A_FLOW_NEW - live entries
+ * lose an update: docs/LIMITS.md). Evictions = AFCD_A_FLOW_NEW - live entries
  * - entries deleted by the loader's garbage collection. The same struct
  * is the state of each aggregate (struct afcd_queue.agg[]).
  */

@@ -22,7 +22,7 @@ from .netns import ROOT
 
 # What "agree" means, per metric: |ns-3 - VM| within the bound. Jain and
 # utilization absolute; the delay as max(absolute ms, relative): the VM's
-# timers fire 0.2-3 ms late (README, TCG) and its sampler sees the backlog
+# timers fire 0.2-3 ms late (docs/LIMITS.md) and its sampler sees the backlog
 # every 50-100 ms, so a few ms and a third of the value are within what
 # the VM can tell apart.
 BOUNDS = {"jain": 0.05, "utilization": 0.05, "delay_ms": (3.0, 0.33)}

@@ -242,8 +242,8 @@ def main():
 
 def vm_exec_once_more(cmd, argv, resume, rwdirs, timeout_s, kernel):
     """vm_exec(argv, ...) for a command that can resume (demo,
-    reproduce): when the guest hung (124) or died (255; TCG: README,
-    Known limits), the runs it finished are kept and the others run in a
+    reproduce): when the guest hung (124) or died (255; TCG: docs/LIMITS.md),
+    the runs it finished are kept and the others run in a
     new VM with --resume, once. Returns the last VM's exit code."""
     rc = vm_exec(argv, rwdirs, timeout_s, kernel)
     if rc in (124, 255):

@@ -115,7 +115,7 @@ def in_vm():
 # __netif_receive_skb_core(), "Fatal exception in interrupt"): a
 # socket's SO_TIMESTAMP flipping netstamp_needed_key under a UDP flood
 # panicked Debian's 6.18.15 guest in 3 runs of 3, 0.4-8 s into it, with
-# no qdisc or program of this project (2026-11-25; README, Known limits). Each ping's start and exit flips that key (the
+# no qdisc or program of this project (2026-11-25; docs/LIMITS.md). Each ping's start and exit flips that key (the
 # first and the last socket with SO_TIMESTAMP), and the first and the
 # last clsact or tcx hook flip ingress_needed_key and egress_needed_key.
 # The guest holds them on from before the first packet: a test's flip
@@ -189,7 +189,7 @@ KERNEL_LINE = re.compile(r"^(\[\s*\d+\.\d{6}\](\[\s*[TC]\d+\])? |virtme|fuse: |"
 GUEST_KERNEL_TAIL = 200   # an oops with its header, two stacks and the panic line
 # the guest's first line, printed before anything of ours runs: a guest
 # that dies (vng's 255) without it died while its kernel booted. Under
-# TCG a boot can die of the stale-code fault that README's Known limits
+# TCG a boot can die of the stale-code fault that docs/LIMITS.md
 # describe (an int3 left by a jump label the kernel flipped while another
 # vCPU ran it; seen on 2026-11-25, a boot of 6.18 dead in sched_clock_cpu
 # at 1.9 s); such a boot is tried again, BOOT_TRIES in all. A guest that
@@ -197,7 +197,7 @@ GUEST_KERNEL_TAIL = 200   # an oops with its header, two stacks and the panic li
 GUEST_UP = "afcd-testbed: guest up"
 BOOT_TRIES = 2
 # seconds from vng's start to GUEST_UP: a boot under TCG takes 10-40 s
-# on the machines of README's test section; a guest kernel that hangs
+# on the machines of docs/TESTING.md; a guest kernel that hangs
 # silently while booting (the same fault, spinning instead of panicking)
 # is killed after this and booted again as a dead one is
 BOOT_TIMEOUT_S = 300
@@ -260,7 +260,7 @@ def vm_exec(argv, rwdirs, timeout_s, want_kernel=None, wire_mbit=None):
         if up or (rc != 255 and rc != 124) or boot == BOOT_TRIES:
             return rc
         say("afcd-testbed: the guest kernel %s while booting, before the command ran "
-            "(TCG: see README, Known limits); booting again (%d of %d)" %
+            "(TCG: see docs/LIMITS.md); booting again (%d of %d)" %
             ("died" if rc == 255 else "hung", boot + 1, BOOT_TRIES))
     return rc
 

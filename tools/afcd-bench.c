@@ -276,7 +276,7 @@ static struct afcd_bpf *afcd_open(int algo, int congested, int fresh)
  * baseline base_fd: the fastest of `rounds` fresh loads, each warmed and
  * measured once beside the baseline (the cost of one load of the same
  * object differs from another's by up to 50 ns on the machine of the
- * README, as memory placement goes; the fastest is what the code costs).
+ * docs/PERFORMANCE.md, as memory placement goes; the fastest is what the code costs).
  * 0, or -1. */
 static int run_afcd(int algo, unsigned nflows, int sc, int base_fd, double *ns, double *base_ns)
 {

@@ -4,7 +4,7 @@
 #include "harness.h"
 #include "loop.h"
 
-/* The demo's setting (README, testbed/bottleneck.py) at 35 Mbit/s: buffer
+/* The demo's setting (docs/RESULTS.md, testbed/bottleneck.py) at 35 Mbit/s: buffer
  * 1 BDP, target 5 ms, interval 100 ms, update period 10 ms, 30 s of
  * which 10 are warm-up; delayed ACKs and a late enforcing timer. */
 static struct loop_cfg demo_cfg(__u32 algo, double rtt_s)
@@ -146,7 +146,7 @@ static void test_loop_udp(void)
  * 0.96 with the virtual queue idle at most 3 % of the time (0 % and 0.997
  * with the sender on time, test_loop_udp), CUBIC at least 90 % of its
  * share, the median delay within 1.5x target. This is the utilization
- * the VM runs lose against fq_codel (README, Performance). */
+ * the VM runs lose against fq_codel (docs/PERFORMANCE.md). */
 static void test_loop_late_sender(void)
 {
 	static const __u32 algos[] = { AFCD_ALGO_AFCD, AFCD_ALGO_FALL };

@@ -61,7 +61,7 @@ def test_udp_segment_flood_held_like_a_plain_one(pair):
     under each (measured 77-98 %; when a super-packet was one sample,
     42-53 %, less than drop-tail's 100 %). The flood's 50 ms packets,
     admitted or dropped whole, cost the legitimate one some of its share
-    in one FIFO (README, known limits). Drop-tail is printed beside them,
+    in one FIFO (docs/LIMITS.md). Drop-tail is printed beside them,
     measured in the same test."""
     a, b = pair
     got = {}

@@ -21,7 +21,7 @@ RATE = "100mbit"
 
 
 def hand_attach(ns, dev):
-    """The README's by-hand attachment: clsact and the object with tc."""
+    """The by-hand attachment of docs/OPERATING.md: clsact and the object with tc."""
     in_ns(ns, ["tc", "qdisc", "add", "dev", dev, "clsact"])
     in_ns(ns, ["tc", "filter", "add", "dev", dev, "egress", "bpf", "da", "obj",
                nslib.BPF_OBJ, "sec", "tc"])
@@ -365,7 +365,7 @@ def test_prometheus_answers_only_metrics_and_survives_a_flood(pair):
 
 
 def test_bpftool_recipes_name_real_flows(pair):
-    """The README's bpftool recipes, against our pins."""
+    """The bpftool recipes of docs/OPERATING.md, against our pins."""
     a, b = pair
     p = start_loader(a, "v0", "rate", RATE, "--skip-fq-check")
     try:

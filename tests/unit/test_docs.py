@@ -58,12 +58,12 @@ def test_manpages_cover_every_parameter_and_option():
         assert r.returncode == 0 and not r.stderr.strip(), r.stderr
 
 
-def test_readme_parameter_table_matches_the_algo_rows():
-    """Expected result: README's parameter table lists every parameter of
+def test_parameter_table_matches_the_algo_rows():
+    """Expected result: docs/OPERATING.md's parameter table lists every parameter of
     `afcd params`, the algos of the AFCD_ALGOS rows in their order, and
     the per-algo defaults (target, interval, update_period) the rows give."""
     params, _ = tables()
-    text = open(os.path.join(ROOT, "README.md")).read()
+    text = open(os.path.join(ROOT, "docs", "OPERATING.md")).read()
     rows = {}
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]

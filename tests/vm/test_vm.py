@@ -9,7 +9,7 @@ These tests must hold on a slow or loaded machine, where TCG may leave the
 guest saturated and senders below their rate. So they assert functional
 facts and comparisons between schemes in the SAME run (one VM, one rate),
 never absolute throughput, utilization or delay: those are the benchmark's
-and the demo's, printed with their validity (README, "The demo"). The rate
+and the demo's, printed with their validity (docs/RESULTS.md). The rate
 is modest (40 Mbit/s, halved once where the guest cannot send the flood)
 so that most machines run it validly; the validity of each run is
 printed, not asserted.
