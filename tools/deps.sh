@@ -167,15 +167,17 @@ if [ $vm = 1 ] && ! have_qdisc_kernel; then
 		"backend's VM tests are skipped" >&2
 fi
 
-# promtool from Debian's prometheus package, for `promtool check metrics`
-# in the tests: only the binary, to /usr/local/bin (installing the package
-# would start a Prometheus server on a systemd host)
-if ! command -v promtool >/dev/null 2>&1; then
-	echo "deps.sh: installing promtool (from Debian's prometheus package)"
+# promtool and the server from Debian's prometheus package, for `promtool
+# check metrics` and the dashboard's queries against a live scrape in the
+# tests: only the binaries, to /usr/local/bin (installing the package would
+# start a Prometheus server on a systemd host)
+if ! command -v promtool >/dev/null 2>&1 || ! command -v prometheus >/dev/null 2>&1; then
+	echo "deps.sh: installing promtool and prometheus (from Debian's prometheus package)"
 	apt_update
 	tmp=$(mktemp -d)
 	(cd "$tmp" && apt-get download -q prometheus >/dev/null 2>&1 &&
-	 dpkg-deb -x prometheus_*.deb x && install -m 0755 x/usr/bin/promtool /usr/local/bin/promtool)
+	 dpkg-deb -x prometheus_*.deb x &&
+	 install -m 0755 x/usr/bin/promtool x/usr/bin/prometheus /usr/local/bin/)
 	rm -rf "$tmp"
 fi
 # the Kubernetes schemas for the manifests' check (tests/netns/test_deploy.py)
