@@ -38,7 +38,9 @@ static const char *param_values(const struct param_def *d)
 	case P_FLAG:
 		return "on off";
 	case P_CODEL_STATE:
-		return "per-flow global";
+#define CODEL_STATE_NAME_(name, bits) " " name
+		return &AFCD_CODEL_STATES(CODEL_STATE_NAME_)[1];
+#undef CODEL_STATE_NAME_
 	case P_ISOLATE:
 		return "flows srchost dsthost";
 	default:

@@ -16,8 +16,10 @@
  * This file is the command table and nothing else; each command is in
  * its cmd_*.c, and its usage is generated from the tables below.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <json-c/json.h>
 #include <bpf/libbpf.h>
 #include <bpf/libbpf_version.h>
 
@@ -28,6 +30,7 @@
 #include "tc.h"
 
 static int cmd_params(int argc, char **argv);
+static const struct opt_def params_opts[];
 static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
 
@@ -39,7 +42,8 @@ const struct command commands[] = {
 	  "change a running instance, or configure a filter attached by hand", cmd_set, NULL },
 	{ "stats", "DEV [options]", "counters, estimates and flows", cmd_stats, stats_opts_table },
 	{ "detach", "DEV", "remove everything afcd put on DEV", cmd_detach, NULL },
-	{ "params", "", "list the parameters and every command's options", cmd_params, NULL },
+	{ "params", "[-j]", "list the parameters and every command's options", cmd_params,
+	  params_opts },
 	{ "version", "", "the ABI, the libbpf it was built with and runs with, and whether "
 	  "tcx is available", cmd_version, NULL },
 	{ "completion", "bash", "print the bash completion script (generated from these tables)",
@@ -104,10 +108,27 @@ static int cmd_help(int argc, char **argv)
 	return 0;
 }
 
+struct params_opts { bool json; };
+static const struct opt_def params_opts[] = {
+	{ "json", 'j', OPT_FLAG, offsetof(struct params_opts, json), NULL,
+	  "the parameters as JSON: name, unit, help, default (per algo too), min, max" },
+	{ NULL }
+};
+
 static int cmd_params(int argc, char **argv)
 {
+	struct params_opts o = { 0 };
 	unsigned i;
 
+	if (opts_parse(argc, argv, 1, params_opts, &o, NULL, NULL))
+		return 2;
+	if (o.json) {
+		struct json_object *j = params_table_json();
+
+		printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+		json_object_put(j);
+		return 0;
+	}
 	printf("parameters (afcd attach DEV ... / afcd set DEV ... / config file lines):\n");
 	for (i = 0; i < PARAMS_N; i++) {
 		char help[512];

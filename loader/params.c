@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The operator's parameters; see params.h. */
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,33 +15,46 @@
 #include "afcd_law.h"
 #include "params.h"
 
+/* One row a parameter: name, kind, where it is stored, help, flag bit,
+ * range and PF_ flags. The default, its per-algo values and the range
+ * that `afcd params`, the manual pages and the JSON print are generated
+ * from afcd_config_defaults() and these bounds (the datapath's constants
+ * of maps/afcd_maps.h), and params_complete() and params_validate() use
+ * the same: adding a parameter is one row here plus the code that reads
+ * its field. */
 #define POFF(f) offsetof(struct params, c.f), #f
+#define T_MAX AFCD_TIME_MAX_NS
 const struct param_def params_table[PARAMS_N] = {
-	{ "algo",          P_ALGO,  POFF(algo),            "the drop law (default afcd)", 0 },
-	{ "rate",          P_RATE,  POFF(rate_bps),        "virtual queue drain rate, bits/s (required; --backend qdisc: optional, paces the qdisc, without it the link's own rate)", 0 },
-	{ "target",        P_TIME,  POFF(target_ns),       "target delay", 0 },
-	{ "interval",      P_TIME,  POFF(interval_ns),     "CoDel interval", 0 },
-	{ "horizon",       P_TIME,  POFF(horizon_ns),      "buffer in time, sojourn above is dropped (default 100ms)", 0 },
-	{ "limit",         P_BYTES, offsetof(struct params, limit_bytes), "limit_bytes", "buffer in bytes instead of horizon", 0 },
-	{ "rtt",           P_TIME,  POFF(rtt_ns),          "FaLL base RTT for RTT/sqrt(N) (default 1ms)", 0 },
-	{ "ecn",           P_FLAG,  POFF(flags),           "on|off: CE-mark ECT packets instead of dropping (the drop law; the policer for an interval past its lead)",
-	  AFCD_F_ECN },
-	{ "ce_threshold",  P_TIME,  POFF(ce_threshold_ns), "mark ECT packets whose sojourn exceeds it (0 = off)", 0 },
-	{ "burst",         P_TIME,  POFF(burst_ns),        "pacing credit: after a gap the queue may send up to this much of the rate at once (default 3ms, 0 = none, at most 1s)", 0 },
-	{ "sb_size",       P_U32,   POFF(sb_size),         "shadow buffer slots, 1..4096 (default 2000)", 0 },
-	{ "window",        P_TIME,  POFF(window_ns),       "time the shadow buffer covers (default 1s)", 0 },
-	{ "sample_bytes",  P_BYTES, POFF(sample_bytes),    "bytes per sample (default max(mtu, rate/8*window/sb_size))", 0 },
-	{ "update_period", P_TIME,  POFF(update_period_ns),"refresh period of the estimates", 0 },
-	{ "stale_after",   P_TIME,  POFF(stale_after_ns),  "heartbeat age before the datapath falls back (default 1s)", 0 },
-	{ "exponent",      P_U32,   POFF(exponent),        "k in target*(m_fair/m_i)^k, 1..4 (default 3)", 0 },
-	{ "codel_state",   P_CODEL_STATE, POFF(flags),     "per-flow|global|queue: whose CoDel state drops (default queue)", 0 },
-	{ "police",        P_FLAG,  POFF(flags),           "on|off: hold flows above the fair share at the fair rate (default on)",
-	  AFCD_F_POLICE },
-	{ "isolate",       P_ISOLATE, POFF(flags),         "flows|srchost|dsthost: what the fair share is per (default flows)", 0 },
-	{ "mtu",           P_U32,   POFF(mtu_bytes),       "largest packet, bytes (default 1514)", 0 },
-	{ "alpha",         P_MILLI, POFF(alpha_milli),     "AFD controller alpha (default 1.7)", 0 },
-	{ "beta",          P_MILLI, POFF(beta_milli),      "AFD controller beta (default 1.8)", 0 },
+	{ "algo",          P_ALGO,  POFF(algo),            "the drop law", 0, 0, 0, 0 },
+	{ "rate",          P_RATE,  POFF(rate_bps),        "virtual queue drain rate, bits/s (required; --backend qdisc: optional, paces the qdisc, without it the link's own rate)",
+	  0, AFCD_RATE_MIN_BPS, AFCD_RATE_MAX_BPS, PF_NODEF | PF_ZERO_OK },
+	{ "target",        P_TIME,  POFF(target_ns),       "target delay, below interval", 0, 1, T_MAX, 0 },
+	{ "interval",      P_TIME,  POFF(interval_ns),     "CoDel interval", 0, 1, AFCD_INTERVAL_MAX_NS, 0 },
+	{ "horizon",       P_TIME,  POFF(horizon_ns),      "buffer in time, sojourn above is dropped; at least target", 0, 0, T_MAX, 0 },
+	{ "limit",         P_BYTES, offsetof(struct params, limit_bytes), "limit_bytes", "buffer in bytes instead of horizon (needs a rate)",
+	  0, 0, 0, PF_NODEF },
+	{ "rtt",           P_TIME,  POFF(rtt_ns),          "FaLL base RTT for RTT/sqrt(N)", 0, 1, T_MAX, 0 },
+	{ "ecn",           P_FLAG,  POFF(flags),           "CE-mark ECT packets instead of dropping (the drop law; the policer for an interval past its lead)",
+	  AFCD_F_ECN, 0, 0, 0 },
+	{ "ce_threshold",  P_TIME,  POFF(ce_threshold_ns), "mark ECT packets whose sojourn exceeds it (0 = off)", 0, 0, T_MAX, 0 },
+	{ "burst",         P_TIME,  POFF(burst_ns),        "pacing credit: after a gap the queue may send up to this much of the rate at once (0 = none)",
+	  0, 0, AFCD_BURST_MAX_NS, 0 },
+	{ "sb_size",       P_U32,   POFF(sb_size),         "shadow buffer slots", 0, 1, AFCD_SB_SIZE_MAX, 0 },
+	{ "window",        P_TIME,  POFF(window_ns),       "time the shadow buffer covers", 0, 1, T_MAX, 0 },
+	{ "sample_bytes",  P_BYTES, POFF(sample_bytes),    "bytes per sample (default max(mtu, rate/8*window/sb_size))",
+	  0, 1, AFCD_SAMPLE_BYTES_MAX, PF_NODEF },
+	{ "update_period", P_TIME,  POFF(update_period_ns),"refresh period of the estimates", 0,
+	  AFCD_UPDATE_PERIOD_MIN_NS, AFCD_UPDATE_PERIOD_MAX_NS, 0 },
+	{ "stale_after",   P_TIME,  POFF(stale_after_ns),  "heartbeat age before the datapath falls back; at least update_period", 0, 1, T_MAX, 0 },
+	{ "exponent",      P_U32,   POFF(exponent),        "k in target*(m_fair/m_i)^k", 0, 1, AFCD_EXPONENT_MAX, 0 },
+	{ "codel_state",   P_CODEL_STATE, POFF(flags),     "whose CoDel state drops", 0, 0, 0, 0 },
+	{ "police",        P_FLAG,  POFF(flags),           "hold flows above the fair share at the fair rate", AFCD_F_POLICE, 0, 0, 0 },
+	{ "isolate",       P_ISOLATE, POFF(flags),         "what the fair share is per", 0, 0, 0, 0 },
+	{ "mtu",           P_U32,   POFF(mtu_bytes),       "largest packet, bytes", 0, AFCD_MTU_MIN_BYTES, AFCD_MTU_MAX_BYTES, 0 },
+	{ "alpha",         P_MILLI, POFF(alpha_milli),     "AFD controller alpha, below beta", 0, 1, AFCD_MILLI_MAX, 0 },
+	{ "beta",          P_MILLI, POFF(beta_milli),      "AFD controller beta", 0, 1, AFCD_MILLI_MAX, 0 },
 };
+#undef T_MAX
 _Static_assert(sizeof(params_table) / sizeof(params_table[0]) == PARAMS_N,
 	       "PARAMS_N is the table's length");
 
@@ -83,56 +97,118 @@ const char *isolate_name(__u32 flags)
 	       (flags & AFCD_F_ISOLATE_DST) ? "dsthost" : "flows";
 }
 
-/* A time as afcd params prints it: 5ms, 100ms, 1s. */
-static void fmt_default_time(char *b, size_t n, __u64 ns)
+/* A number in the largest unit not above it, its fraction truncated to
+ * three decimals (so that a bound printed is one the parser accepts):
+ * 5ms, 100ms, 1.5ms, 17.179s, 100mbit (0 in the smallest unit). */
+static void fmt_scaled(char *b, size_t n, __u64 v, const __u64 *mul, const char *const *unit,
+		       unsigned nu)
 {
-	if (ns % 1000000000ULL == 0)
-		snprintf(b, n, "%llus", (unsigned long long)(ns / 1000000000ULL));
-	else if (ns % 1000000ULL == 0)
-		snprintf(b, n, "%llums", (unsigned long long)(ns / 1000000ULL));
-	else
-		snprintf(b, n, "%lluus", (unsigned long long)(ns / 1000ULL));
+	unsigned i = nu - 1, d = 3;
+	__u64 frac;
+
+	while (i > 0 && v < mul[i])
+		i--;
+	frac = (v % mul[i]) * 1000 / mul[i];
+	if (!frac) {
+		snprintf(b, n, "%llu%s", (unsigned long long)(v / mul[i]), unit[i]);
+		return;
+	}
+	while (frac % 10 == 0) {
+		frac /= 10;
+		d--;
+	}
+	snprintf(b, n, "%llu.%0*llu%s", (unsigned long long)(v / mul[i]), (int)d,
+		 (unsigned long long)frac, unit[i]);
 }
 
-/* The per-algo default of a row field, for the help: "default 5ms; fall
- * 1ms" (the default algo's value, then each algo that differs). */
-static void help_per_algo(char *b, size_t n, size_t off)
+void param_format(const struct param_def *d, __u64 v, char *b, size_t n)
 {
-	char v[32], d[32];
+	static const __u64 tmul[] = { 1, 1000, 1000000, 1000000000ULL };
+	static const char *const tunit[] = { "ns", "us", "ms", "s" };
+	static const __u64 rmul[] = { 1, 1000, 1000000, 1000000000ULL, 1000000000000ULL };
+	static const char *const runit[] = { "bit", "kbit", "mbit", "gbit", "tbit" };
+
+	switch (d->kind) {
+	case P_ALGO:
+		snprintf(b, n, "%s", afcd_algo_name((__u32)v));
+		break;
+	case P_TIME:
+		fmt_scaled(b, n, v, tmul, tunit, 4);
+		break;
+	case P_RATE:
+		fmt_scaled(b, n, v, rmul, runit, 5);
+		break;
+	case P_MILLI:
+		snprintf(b, n, "%g", (double)v / 1e3);
+		break;
+	case P_FLAG:
+		snprintf(b, n, "%s", (v & d->bit) ? "on" : "off");
+		break;
+	case P_CODEL_STATE:
+		snprintf(b, n, "%s", codel_state_name((__u32)v));
+		break;
+	case P_ISOLATE:
+		snprintf(b, n, "%s", isolate_name((__u32)v));
+		break;
+	default:                        /* P_U32, P_BYTES */
+		snprintf(b, n, "%llu", (unsigned long long)v);
+		break;
+	}
+}
+
+__u64 param_value(const struct param_def *d, const struct afcd_config *c)
+{
+	const char *f = (const char *)c + d->off;     /* c is struct params' first member */
+	__u32 u;
+	__u64 v;
+
+	switch (d->kind) {
+	case P_TIME: case P_RATE: case P_BYTES:
+		memcpy(&v, f, sizeof(v));
+		return v;
+	default:                        /* P_ALGO, P_U32, P_MILLI, the flags' word */
+		memcpy(&u, f, sizeof(u));
+		return u;
+	}
+}
+
+/* " (default 5ms; fall 1ms)": the default algo's default, then each algo
+ * whose default differs. */
+static size_t help_defaults(const struct param_def *d, char *b, size_t n)
+{
+	struct afcd_config def, c;
+	char v[32];
 	size_t l;
 	unsigned a;
 
-#define ROW_FIELD_(row) (*(const __u64 *)((const char *)&(row) + off))
-	struct afcd_algo_row def = afcd_algo_row(AFCD_ALGO_DEFAULT);
-
-	fmt_default_time(d, sizeof(d), ROW_FIELD_(def));
-	l = (size_t)snprintf(b, n, " (default %s", d);
-	for (a = 0; a < AFCD_ALGO__MAX && l < n; a++) {
-		struct afcd_algo_row r = afcd_algo_row(a);
-
-		if (ROW_FIELD_(r) == ROW_FIELD_(def))
+	afcd_config_defaults(&def, AFCD_ALGO_DEFAULT, 0);
+	param_format(d, param_value(d, &def), v, sizeof(v));
+	l = (size_t)snprintf(b, n, " (default %s", v);
+	for (a = 0; a < AFCD_ALGO__MAX && d->kind != P_ALGO && l < n; a++) {
+		afcd_config_defaults(&c, a, 0);
+		if (param_value(d, &c) == param_value(d, &def))
 			continue;
-		fmt_default_time(v, sizeof(v), ROW_FIELD_(r));
+		param_format(d, param_value(d, &c), v, sizeof(v));
 		l += (size_t)snprintf(b + l, n - l, "; %s %s", afcd_algo_name(a), v);
 	}
 	if (l < n)
-		snprintf(b + l, n - l, ")");
-#undef ROW_FIELD_
+		l += (size_t)snprintf(b + l, n - l, ")");
+	return l;
 }
 
 void param_help(const struct param_def *d, char *b, size_t n)
 {
 	size_t l = (size_t)snprintf(b, n, "%s", d->help);
+	char lo[32], hi[32];
 
-	if (l >= n)
-		return;
-	if (!strcmp(d->field, "target_ns"))
-		help_per_algo(b + l, n - l, offsetof(struct afcd_algo_row, target_ns));
-	else if (!strcmp(d->field, "interval_ns"))
-		help_per_algo(b + l, n - l, offsetof(struct afcd_algo_row, interval_ns));
-	else if (!strcmp(d->field, "update_period_ns"))
-		help_per_algo(b + l, n - l, offsetof(struct afcd_algo_row, update_period_ns));
-	else if (d->kind == P_ALGO) {
+	if (l < n && d->off < offsetof(struct params, limit_bytes) && !(d->pflags & PF_NODEF))
+		l += help_defaults(d, b + l, n - l);
+	if (l < n && d->max) {
+		param_format(d, d->min, lo, sizeof(lo));
+		param_format(d, d->max, hi, sizeof(hi));
+		l += (size_t)snprintf(b + l, n - l, " [%s, %s]", lo, hi);
+	}
+	if (l < n && d->kind == P_ALGO) {
 		unsigned a;
 
 		for (a = 0; a < AFCD_ALGO__MAX && l < n; a++) {
@@ -143,6 +219,13 @@ void param_help(const struct param_def *d, char *b, size_t n)
 					      docs[a]);
 		}
 	}
+}
+
+/* The bits of afcd_config.flags a switch or choice owns. */
+static __u32 param_flag_mask(const struct param_def *d)
+{
+	return d->kind == P_FLAG ? d->bit : d->kind == P_ISOLATE ?
+	       (AFCD_F_ISOLATE_SRC | AFCD_F_ISOLATE_DST) : AFCD_F_CODEL_STATE;
 }
 
 int param_index(const char *name)
@@ -238,8 +321,9 @@ int param_set(struct params *p, const char *name, const char *val,
 		const char *u;
 		double x;
 
-		if (parse_number(val, &x, &u) || *u || x <= 0 || x > 1000) {
-			snprintf(err, errlen, "%s: '%s' is not a number in (0, 1000]", d->name, val);
+		if (parse_number(val, &x, &u) || *u || x < 0 || x * 1e3 > (double)d->max) {
+			snprintf(err, errlen, "%s: '%s' is not a number in [%g, %g]", d->name, val,
+				 d->min / 1e3, d->max / 1e3);
 			return -1;
 		}
 		*(__u32 *)field = (__u32)(x * 1000 + 0.5);
@@ -303,8 +387,7 @@ void params_overlay(struct params *base, const struct params *top)
 		case P_FLAG:
 		case P_CODEL_STATE:
 		case P_ISOLATE: {
-			__u32 bit = d->kind == P_FLAG ? d->bit : d->kind == P_ISOLATE ?
-				    (AFCD_F_ISOLATE_SRC | AFCD_F_ISOLATE_DST) : AFCD_F_CODEL_STATE;
+			__u32 bit = param_flag_mask(d);
 
 			base->c.flags = (base->c.flags & ~bit) | (top->c.flags & bit);
 			break;
@@ -327,33 +410,33 @@ void params_overlay(struct params *base, const struct params *top)
 void params_complete(struct params *p)
 {
 	struct afcd_config *c = &p->c, d;
+	unsigned i;
 
 	if (!param_given(p, "algo"))
 		c->algo = AFCD_ALGO_DEFAULT;
 	afcd_config_defaults(&d, c->algo, c->rate_bps);
 	c->abi = d.abi;
-#define DEF_(name, field) do { if (!param_given(p, name)) c->field = d.field; } while (0)
-	DEF_("target", target_ns);
-	DEF_("interval", interval_ns);
-	DEF_("rtt", rtt_ns);
-	DEF_("sb_size", sb_size);
-	DEF_("window", window_ns);
-	DEF_("update_period", update_period_ns);
-	DEF_("stale_after", stale_after_ns);
-	DEF_("exponent", exponent);
-	DEF_("mtu", mtu_bytes);
-	DEF_("alpha", alpha_milli);
-	DEF_("beta", beta_milli);
-	DEF_("burst", burst_ns);
-#undef DEF_
-	if (!param_given(p, "police"))
-		c->flags |= d.flags & AFCD_F_POLICE;
-	if (!param_given(p, "codel_state"))
-		c->flags = (c->flags & ~AFCD_F_CODEL_STATE) | (d.flags & AFCD_F_CODEL_STATE);
+	for (i = 0; i < PARAMS_N; i++) {
+		const struct param_def *pd = &params_table[i];
+		__u32 mask;
+
+		if ((p->set & (1ULL << i)) || (pd->pflags & PF_NODEF) || pd->kind == P_ALGO)
+			continue;
+		switch (pd->kind) {
+		case P_FLAG: case P_CODEL_STATE: case P_ISOLATE:
+			mask = param_flag_mask(pd);
+			c->flags = (c->flags & ~mask) | (d.flags & mask);
+			break;
+		case P_TIME: case P_RATE: case P_BYTES:
+			memcpy((char *)c + pd->off, (const char *)&d + pd->off, 8);
+			break;
+		default:
+			memcpy((char *)c + pd->off, (const char *)&d + pd->off, 4);
+			break;
+		}
+	}
 	if (param_given(p, "limit") && c->rate_bps)
 		c->horizon_ns = (__u64)((double)p->limit_bytes * 8e9 / (double)c->rate_bps);
-	else if (!param_given(p, "horizon"))
-		c->horizon_ns = d.horizon_ns;
 	/* without a rate (backend qdisc), one MTU until the loader has the
 	 * link's measured rate to derive it from (AFCD_F_SAMPLE_AUTO) */
 	c->flags &= ~AFCD_F_SAMPLE_AUTO;
@@ -364,10 +447,13 @@ void params_complete(struct params *p)
 	}
 }
 
-/* Check a complete parameter set. Returns 0, or -1 naming the problem. */
+/* Check a complete parameter set: every number within its row's range,
+ * then the rules between parameters. Returns 0, or -1 naming the problem. */
 int params_validate(const struct params *p, char *err, size_t errlen)
 {
 	const struct afcd_config *c = &p->c;
+	char v[32], lo[32], hi[32];
+	unsigned i;
 
 #define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 	if (param_given(p, "limit") && param_given(p, "horizon"))
@@ -377,48 +463,33 @@ int params_validate(const struct params *p, char *err, size_t errlen)
 	if (!c->rate_bps && param_given(p, "limit"))
 		BAD("limit: needs a rate (give horizon instead: the link's rate is not known "
 		    "in advance)");
-	if (c->rate_bps && (c->rate_bps < AFCD_RATE_MIN_BPS || c->rate_bps > AFCD_RATE_MAX_BPS))
-		BAD("rate: %llu bit/s is outside [1kbit, 1tbit]", (unsigned long long)c->rate_bps);
 	if (c->algo >= AFCD_ALGO__MAX)
 		BAD("algo: unknown");
-	if (!c->interval_ns || c->interval_ns > AFCD_INTERVAL_MAX_NS)
-		BAD("interval: must be in (0, 10s]");
-	if (!c->target_ns || c->target_ns > AFCD_TIME_MAX_NS)
-		BAD("target: must be in (0, 17s]");
+	for (i = 0; i < PARAMS_N; i++) {
+		const struct param_def *d = &params_table[i];
+		__u64 x;
+
+		if (!d->max || d->off >= offsetof(struct params, limit_bytes))
+			continue;
+		x = param_value(d, c);
+		if ((x == 0 && (d->pflags & PF_ZERO_OK)) || (x >= d->min && x <= d->max))
+			continue;
+		param_format(d, x, v, sizeof(v));
+		param_format(d, d->min, lo, sizeof(lo));
+		param_format(d, d->max, hi, sizeof(hi));
+		BAD("%s: %s is outside [%s, %s]", d->name, v, lo, hi);
+	}
 	if (c->target_ns >= c->interval_ns)
 		BAD("target (%llu ns) must be below interval (%llu ns)",
 		    (unsigned long long)c->target_ns, (unsigned long long)c->interval_ns);
 	if (c->horizon_ns < c->target_ns)
 		BAD("horizon (%llu ns) must be at least target (%llu ns)",
 		    (unsigned long long)c->horizon_ns, (unsigned long long)c->target_ns);
-	if (c->horizon_ns > AFCD_TIME_MAX_NS)
-		BAD("horizon: at most 17s");
-	if (!c->rtt_ns || c->rtt_ns > AFCD_TIME_MAX_NS)
-		BAD("rtt: must be in (0, 17s]");
-	if (c->ce_threshold_ns > AFCD_TIME_MAX_NS)
-		BAD("ce_threshold: at most 17s");
-	if (c->burst_ns > AFCD_BURST_MAX_NS)
-		BAD("burst: at most 1s");
-	if (!c->sb_size || c->sb_size > AFCD_SB_SIZE_MAX)
-		BAD("sb_size: must be in [1, %d]", AFCD_SB_SIZE_MAX);
-	if (!c->window_ns || c->window_ns > AFCD_TIME_MAX_NS)
-		BAD("window: must be in (0, 17s]");
-	if (!c->sample_bytes || c->sample_bytes > AFCD_SAMPLE_BYTES_MAX)
-		BAD("sample_bytes: must be in [1, %llu]", (unsigned long long)AFCD_SAMPLE_BYTES_MAX);
-	if (c->update_period_ns < 100000ULL || c->update_period_ns > 10000000000ULL)
-		BAD("update_period: must be in [100us, 10s]");
 	if (c->stale_after_ns < c->update_period_ns)
 		BAD("stale_after must be at least update_period");
-	if (c->stale_after_ns > AFCD_TIME_MAX_NS)
-		BAD("stale_after: at most 17s (longer would keep a dead loader's estimates)");
-	if (!c->alpha_milli || !c->beta_milli || c->alpha_milli >= c->beta_milli)
-		BAD("alpha (%.3f) and beta (%.3f) must be above 0 with alpha < beta (the AFD "
-		    "controller's integral gain beta - alpha must be positive)",
-		    c->alpha_milli / 1e3, c->beta_milli / 1e3);
-	if (c->exponent < 1 || c->exponent > AFCD_EXPONENT_MAX)
-		BAD("exponent: must be in [1, 4]");
-	if (c->mtu_bytes < 68 || c->mtu_bytes > 65536)
-		BAD("mtu: must be in [68, 65536]");
+	if (c->alpha_milli >= c->beta_milli)
+		BAD("alpha (%.3f) must be below beta (%.3f): the AFD controller's integral gain "
+		    "beta - alpha must be positive", c->alpha_milli / 1e3, c->beta_milli / 1e3);
 #undef BAD
 	return 0;
 }
@@ -484,4 +555,58 @@ struct json_object *params_to_json(const struct afcd_config *c)
 		json_object_object_add(o, key, j);
 	}
 	return o;
+}
+
+/* The unit a number is given in, for `afcd params -j`. */
+static const char *param_unit_name(enum param_kind k)
+{
+	switch (k) {
+	case P_TIME:  return "time";
+	case P_RATE:  return "bit/s";
+	case P_BYTES: return "bytes";
+	case P_MILLI: return "number";
+	case P_U32:   return "count";
+	default:      return "choice";
+	}
+}
+
+struct json_object *params_table_json(void)
+{
+	struct json_object *all = json_object_new_array();
+	struct afcd_config def, c;
+	char v[32];
+	unsigned i, a;
+
+	afcd_config_defaults(&def, AFCD_ALGO_DEFAULT, 0);
+	for (i = 0; i < PARAMS_N; i++) {
+		const struct param_def *d = &params_table[i];
+		struct json_object *o = json_object_new_object(), *per;
+		bool has_def = d->off < offsetof(struct params, limit_bytes) &&
+			       !(d->pflags & PF_NODEF);
+
+		json_object_object_add(o, "name", json_object_new_string(d->name));
+		json_object_object_add(o, "unit", json_object_new_string(param_unit_name(d->kind)));
+		json_object_object_add(o, "help", json_object_new_string(d->help));
+		if (has_def) {
+			param_format(d, param_value(d, &def), v, sizeof(v));
+			json_object_object_add(o, "default", json_object_new_string(v));
+		}
+		if (has_def && d->kind != P_ALGO) {
+			per = json_object_new_object();
+			for (a = 0; a < AFCD_ALGO__MAX; a++) {
+				afcd_config_defaults(&c, a, 0);
+				param_format(d, param_value(d, &c), v, sizeof(v));
+				json_object_object_add(per, afcd_algo_name(a), json_object_new_string(v));
+			}
+			json_object_object_add(o, "default_per_algo", per);
+		}
+		if (d->max) {
+			param_format(d, d->min, v, sizeof(v));
+			json_object_object_add(o, "min", json_object_new_string(v));
+			param_format(d, d->max, v, sizeof(v));
+			json_object_object_add(o, "max", json_object_new_string(v));
+		}
+		json_object_array_add(all, o);
+	}
+	return all;
 }

@@ -34,9 +34,16 @@ struct param_def {
 	enum param_kind kind;
 	size_t off;         /* offset in struct params */
 	const char *field;  /* its field there: the key in `afcd stats -j` (numbers) */
-	const char *help;
+	const char *help;   /* what it is; the default and range are added from the row */
 	__u32 bit;          /* P_FLAG: the bit of struct afcd_config.flags */
+	__u64 min, max;     /* a number's accepted range in its unit (ns, bit/s, bytes,
+			     * a count, thousandths for P_MILLI); max 0: unchecked */
+	__u32 pflags;       /* PF_* */
 };
+
+/* params_table[].pflags */
+#define PF_NODEF   0x1      /* no default of its own: required, derived or an alternative */
+#define PF_ZERO_OK 0x2      /* 0 is accepted outside [min, max] (rate: the link's own) */
 
 /* The parameter table, in the order of `afcd params`. */
 #define PARAMS_N 22
@@ -50,9 +57,24 @@ int codel_state_bits(const char *name, __u32 *bits);
 const char *isolate_name(__u32 flags);
 
 /* A parameter's help as `afcd params` and the manual show it: its text,
- * with its per-algo defaults (target, interval, update_period: from the
- * AFCD_ALGOS rows) or the algos' list (algo). */
+ * then "(default V; ALGO V2 ...)" from afcd_config_defaults() for the
+ * default algo and each algo whose default differs (the AFCD_ALGOS rows),
+ * then its range "[MIN, MAX]"; for algo the algos' list. */
 void param_help(const struct param_def *d, char *buf, size_t n);
+
+/* A value of a parameter in the text it is given as: 5ms, 100mbit, 1514,
+ * 1.7, on, queue, afcd. v: the value as stored (flags for the switches
+ * and choices). */
+void param_format(const struct param_def *d, __u64 v, char *buf, size_t n);
+
+/* The value of d in config c as param_format() takes it. */
+__u64 param_value(const struct param_def *d, const struct afcd_config *c);
+
+/* Every parameter as `afcd params -j` prints it: name, kind, unit, help,
+ * default and per-algo defaults (as given on the command line), min and
+ * max. Returns a new json-c object. */
+struct json_object;
+struct json_object *params_table_json(void);
 
 /* Index of a parameter in params_table ("ce-threshold" finds
  * ce_threshold), or -1. */
@@ -92,7 +114,6 @@ struct params params_from_config(const struct afcd_config *c);
  * sample_bytes, ...), switches and choices under the parameter's name
  * (algo, ecn, police, codel_state, isolate) and alpha/beta as fractions.
  * Returns a new json-c object (struct json_object *). */
-struct json_object;
 struct json_object *params_to_json(const struct afcd_config *c);
 
 #endif /* AFCD_PARAMS_H */

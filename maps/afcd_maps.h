@@ -109,6 +109,11 @@
 #define AFCD_INTERVAL_MAX_NS  10000000000ULL          /* 10 s */
 #define AFCD_EXPONENT_MAX     4
 #define AFCD_SAMPLE_BYTES_MAX (1ULL << 30)            /* keeps rand * sample_bytes in u64 */
+#define AFCD_UPDATE_PERIOD_MIN_NS 100000ULL           /* 100 us: the refresh's BPF timer */
+#define AFCD_UPDATE_PERIOD_MAX_NS 10000000000ULL      /* 10 s */
+#define AFCD_MTU_MIN_BYTES    68                      /* IPv4's minimum MTU (RFC 791) */
+#define AFCD_MTU_MAX_BYTES    65536
+#define AFCD_MILLI_MAX        1000000                 /* alpha, beta: at most 1000 */
 
 /* Defaults (ALGORITHM.md sec. 3-5; Table 3.1 and 4.1). */
 /* (target, interval and update_period: per algo, in AFCD_ALGOS) */

@@ -130,7 +130,7 @@ def test_bash_completion():
     assert out[3] == "algo"
     assert out[4].split() == ["droptail", "codel", "afd", "afcd", "fall"]
     assert out[5].split() == ["auto", "tcx", "clsact"]
-    assert out[6].split() == ["per-flow", "global"]
+    assert out[6].split() == ["per-flow", "global", "queue"]
     assert sorted(out[7].split()) == sorted("--" + o for o in opts["stats"])
     assert out[8] == "srchost"
     assert out[9] == ""
@@ -205,3 +205,49 @@ def test_help_for_every_command():
     for argv in (["help", "nope"], ["nope"]):
         p = subprocess.run([AFCD] + argv, capture_output=True, text=True)
         assert p.returncode == 2 and not p.stdout and "usage: afcd attach" in p.stderr, p
+
+
+def test_params_json_is_the_table_the_help_and_the_checks_use():
+    """Expected result: `afcd params -j` lists the parameters of `afcd
+    params` in its order, each default as the help prints it (per algo
+    where the help names an algo), and its range; `afcd attach` refuses a
+    value one past either bound with one line naming the parameter and the
+    range, before it touches anything (exit 1, before the privilege
+    check), and takes
+    the bounds themselves."""
+    params, _ = tables()
+    rows = json.loads(afcd("params", "-j"))
+    assert [r["name"] for r in rows] == params
+    helps = {m.group(1): m.group(2) for m in
+             re.finditer(r"^  (\w+)\s{2,}(.*)$", afcd("params"), re.M)}
+    for r in rows:
+        if "default" in r:
+            m = re.search(r"\(default ([^;)]*)((?:; \w+ [^;)]*)*)\)", helps[r["name"]])
+            assert m and m.group(1) == r["default"], (r, helps[r["name"]])
+            if r["name"] == "algo":
+                continue
+            for algo, v in re.findall(r"; (\w+) ([^;)]*)", m.group(2)):
+                assert r["default_per_algo"][algo] == v, (r, algo)
+            differ = {a for a, v in r["default_per_algo"].items() if v != r["default"]}
+            assert differ == set(re.findall(r"; (\w+) ", m.group(2))), r
+        if "min" in r:
+            assert "[%s, %s]" % (r["min"], r["max"]) in helps[r["name"]], r
+    ranged = {r["name"]: r for r in rows if "min" in r}
+    assert {"sb_size", "exponent", "mtu", "update_period", "burst", "rate"} <= set(ranged)
+
+    def attach(*kv):
+        return subprocess.run([AFCD, "attach", "lo", "--duration", "10ms"] +
+                              (["rate", "10mbit"] if "rate" not in kv else []) + list(kv),
+                              capture_output=True, text=True)
+    for name, past in (("sb_size", "4097"), ("sb_size", "0"), ("exponent", "5"),
+                       ("mtu", "67"), ("mtu", "65537"), ("update_period", "99us"),
+                       ("burst", "1001ms"), ("rate", "999bit")):
+        r = attach(name, past)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 1 and len(lines) == 1, (name, past, r.returncode, r.stderr)
+        assert "%s: " % name in lines[0] and "[%s, %s]" % (
+            ranged[name]["min"], ranged[name]["max"]) in lines[0], lines[0]
+    for name in ("sb_size", "exponent", "mtu"):
+        for edge in (ranged[name]["min"], ranged[name]["max"]):
+            r = attach(name, edge)
+            assert "outside" not in r.stderr, (name, edge, r.stderr)
