@@ -164,9 +164,10 @@ class Bottleneck:
                                                                           64 * MTU)))] +
                   (["wash"] if not self.ecn else []))
             return self
-        # HTB's bucket holds 3 ms at the rate: shaping timers fire up to a few
-        # ms late in a TCG VM, and a one-MTU burst then leaves the link idle
-        burst = "%d" % max(int(self.rate_mbit * 1e6 / 8 * 0.003), 2 * MTU)
+        # HTB's bucket is the loader's pacing credit at the rate (3 ms):
+        # shaping timers fire up to a few ms late in a TCG VM, and a one-MTU
+        # burst then leaves the link idle
+        burst = "%d" % nslib.bucket_bytes(self.rate_mbit)
         in_ns(self.ns, ["tc", "qdisc", "replace", "dev", self.dev, "root", "handle", "1:",
                         "htb", "default", "1"])
         in_ns(self.ns, ["tc", "class", "add", "dev", self.dev, "parent", "1:", "classid",

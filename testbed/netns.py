@@ -7,8 +7,10 @@ unlike `ip netns exec`, it keeps the mount namespace, so bpffs pins under
 /sys/fs/bpf are the same inside and outside (tc, bpftool and afcd all see
 one set of maps). Addresses come from 198.18.0.0/15 and fd00::/8 only.
 """
+import functools
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -114,6 +116,32 @@ class Namespaces:
 
 def afcd(ns, *args, check=True, timeout=60):
     return in_ns(ns, [AFCD] + [str(a) for a in args], check=check, timeout=timeout)
+
+
+@functools.lru_cache(maxsize=None)
+def loader_defaults(algo="afcd"):
+    """name -> the loader's default of each parameter for algo, as `afcd
+    params -j` gives it (the text it is given in: "3ms", "1514", "on"): the
+    testbed reads the loader's defaults instead of restating them."""
+    rows = json.loads(sh([AFCD, "params", "-j"]).stdout)
+    return {r["name"]: r["default_per_algo"][algo] for r in rows if "default_per_algo" in r}
+
+
+def seconds(text):
+    """A time as the loader writes it ("3ms", "1.5s", "200us") in seconds."""
+    m = re.fullmatch(r"([0-9.]+)(ns|us|ms|s)", text)
+    if not m:
+        raise ValueError("not a time: %r" % text)
+    return float(m.group(1)) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[m.group(2)]
+
+
+def bucket_bytes(rate_mbit):
+    """A shaper's bucket at rate_mbit, in bytes: the loader's pacing credit
+    (`burst`, the time a queue that stood empty may send at once), at least
+    two frames of the loader's mtu, so that timers firing late (TCG) do
+    not idle the link and every scheme gets the same burst."""
+    d = loader_defaults()
+    return max(int(rate_mbit * 1e6 / 8 * seconds(d["burst"])), 2 * int(d["mtu"]))
 
 
 def afcd_stats(ns, dev, flows=True, dt=0.2):

@@ -36,9 +36,9 @@ BOTTLENECK_DEV = "rd0"
 
 def shape(ns, dev, rate_mbit):
     """tbf on dev at rate_mbit: the line rate of a switch port. The bucket
-    holds 3 ms at the rate (at least two frames: timers fire late under
-    TCG), the queue 20 ms."""
-    burst = max(int(rate_mbit * 1e6 / 8 * 0.003), 2 * 1514)
+    is the loader's pacing credit at the rate (nslib.bucket_bytes()), the
+    queue 20 ms."""
+    burst = nslib.bucket_bytes(rate_mbit)
     in_ns(ns, ["tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate", "%gmbit" % rate_mbit,
                "burst", str(burst), "latency", "20ms"])
 
