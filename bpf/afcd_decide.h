@@ -657,6 +657,97 @@ AFCD_INLINE __u32 afcd_maxpacket_seen(struct afcd_queue *q, const struct afcd_in
 	return m;
 }
 
+/* ---- The stages both backends compose ----------------------------------
+ * Each rule of the decision is written once, here; a backend composes
+ * them around its queue (the EDT backend: all at enqueue on the predicted
+ * sojourn, afcd_decide(); the qdisc backend: the arrival at enqueue, the
+ * law at dequeue on the true sojourn, afcd_qdisc.bpf.c):
+ *   afcd_arrive()          admission (the horizon, the policer, a
+ *                          policer's mark as a pass that carries a mark),
+ *                          CoDel's maxpacket;
+ *   afcd_signal()          the high-water mark on a packet nothing else
+ *                          signals;
+ *   afcd_law_verdict()     the drop law, as a mark or a drop;
+ *   afcd_ce_threshold_due() ce_threshold's mark;
+ *   afcd_arrival_commit()  an admitted packet's policer clock and the
+ *                          policer's record of a signal to its flow;
+ *   afcd_account()         the counters (above). */
+
+/* What the arrival stage decided for a packet. */
+struct afcd_arrival {
+	__u64 vt_seen;    /* the policer's clock as read (afcd_admit()) */
+	__u64 vt_next;    /* and as it advances if the packet is admitted (0: stays) */
+	__u32 verdict;    /* AFCD_V_PASS or a drop: a mark is in marks */
+	__u32 maxpacket;  /* CoDel's maxpacket after the packet, bytes */
+	__u8  marks;      /* enum afcd_mark_by: AFCD_MARK_POLICE (afcd_arrive()),
+			   * AFCD_MARK_HIGH (afcd_signal()) */
+	__u8  below;      /* the high-water mark went to a flow below its share */
+};
+
+/* Arrival: CoDel's maxpacket, then admission (afcd_admit()) of a packet
+ * that would see the sojourn e->sojourn_ns; the policer's MARK becomes a
+ * PASS carrying AFCD_MARK_POLICE, which the backend sets on the packet
+ * (EDT) or owes to its flow (qdisc). */
+AFCD_INLINE void afcd_arrive(struct afcd_queue *q, struct afcd_flow *f, const struct afcd_in *in,
+			     const struct afcd_edt *e, struct afcd_arrival *a)
+{
+	a->vt_seen = 0;
+	a->vt_next = 0;
+	a->marks = 0;
+	a->below = 0;
+	a->maxpacket = afcd_maxpacket_seen(q, in);
+	a->verdict = afcd_admit(q, f, in, e, &a->vt_seen, &a->vt_next);
+	if (a->verdict == AFCD_V_MARK) {
+		a->verdict = AFCD_V_PASS;
+		a->marks = AFCD_MARK_POLICE;
+	}
+}
+
+/* The high-water mark (afcd_high_water()) on a packet that passes with no
+ * other signal: 1 when it is to carry one (a->marks AFCD_MARK_HIGH). The
+ * EDT backend asks after the law, which has the first word; the qdisc
+ * backend at enqueue, its law coming at dequeue. */
+AFCD_INLINE int afcd_signal(const struct afcd_in *in, const struct afcd_flow *f,
+			    __u64 sojourn_ns, struct afcd_arrival *a)
+{
+	if (a->verdict != AFCD_V_PASS || a->marks ||
+	    !afcd_high_water(in, f, sojourn_ns, &a->below))
+		return 0;
+	a->marks = AFCD_MARK_HIGH;
+	return 1;
+}
+
+/* The drop law's verdict on a packet of flow f (afcd_law()): AFCD_V_PASS,
+ * AFCD_V_MARK where the verdict takes the form of a CE mark
+ * (afcd_law_marks()), else AFCD_V_DROP_AQM. maxpacket in e->backlog's
+ * unit. No law without a flow's state or for an algo without one. */
+AFCD_INLINE __u32 afcd_law_verdict(struct afcd_queue *q, struct afcd_flow *f,
+				   const struct afcd_in *in, const struct afcd_edt *e,
+				   __u64 maxpacket)
+{
+	if (!in->aqm || !f || !afcd_law(q, f, in, e, maxpacket))
+		return AFCD_V_PASS;
+	return afcd_law_marks(in) ? AFCD_V_MARK : AFCD_V_DROP_AQM;
+}
+
+/* Is ce_threshold's mark due on an ECT packet that waits e->sojourn_ns? */
+AFCD_INLINE int afcd_ce_threshold_due(const struct afcd_in *in, const struct afcd_edt *e)
+{
+	return in->ce_threshold_ns && in->ect && e->sojourn_ns > in->ce_threshold_ns;
+}
+
+/* An admitted packet: its policer clock moves (afcd_police_commit()), and
+ * a signal the policer gave its flow, or the high-water mark gave a flow
+ * below its share, is recorded (afcd_police_signal_due() spaces them). */
+AFCD_INLINE void afcd_arrival_commit(struct afcd_queue *q, struct afcd_flow *f,
+				     const struct afcd_in *in, const struct afcd_arrival *a)
+{
+	afcd_police_commit(q, f, in, a->vt_seen, a->vt_next);
+	if (f && (((a->marks & AFCD_MARK_POLICE) && !in->mouse) ||
+		  ((a->marks & AFCD_MARK_HIGH) && a->below)))
+		f->police_signal_ns = in->now_ns;
+}
+
 /* AFCD_DECIDE_FN: how afcd_decide() is compiled. The BPF program makes it
  * a global function, which the verifier checks once on its own instead of
  * once per path through the parser and the shadow buffer before it. */
@@ -664,44 +755,40 @@ AFCD_INLINE __u32 afcd_maxpacket_seen(struct afcd_queue *q, const struct afcd_in
 #define AFCD_DECIDE_FN AFCD_INLINE __u32
 #endif
 
-/* The decision, without helper calls or map lookups, in the four stages
- * above: admit, law, commit, account. q: the interface's queue, f: the
- * flow's state or NULL (no drop law then). Returns enum afcd_verdict (PASS
- * without touching anything when q, in or an output is NULL); the
- * departure time in *t_dep_ns and *ce_thr_mark = 1 when ce_threshold
- * marks an admitted packet. */
+/* The EDT backend's decision, without helper calls or map lookups: the
+ * stages above at enqueue, on the sojourn the EDT clock predicts, then
+ * the commit to that clock. q: the interface's queue, f: the flow's state
+ * or NULL (no drop law then). Returns enum afcd_verdict (PASS without
+ * touching anything when q, in or an output is NULL); the departure time
+ * in *t_dep_ns and *ce_thr_mark = 1 when ce_threshold marks an admitted
+ * packet. */
 AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 			   const struct afcd_in *in, __u64 *t_dep_ns, __u8 *ce_thr_mark)
 {
+	struct afcd_arrival a;
 	struct afcd_edt e;
-	__u64 vt_next = 0, vt_seen = 0, t_seen, burst;
-	__u32 verdict, maxpacket;
-	__u8 pmark, hmark = 0, below = 0;
+	__u64 t_seen, burst;
+	__u32 verdict;
 
 	if (!q || !in || !t_dep_ns || !ce_thr_mark)
 		return AFCD_V_PASS;
 	t_seen = AFCD_READ_ONCE(q->t_last_ns);
-	maxpacket = afcd_maxpacket_seen(q, in);
 	/* the credit, computed once for the schedule and the commit: the
 	 * qdisc backend paces its FIFO with the config's and never needs it */
 	burst = afcd_burst_share(in->burst_ns, in->tx_ns, in->police_tx_ns);
 	afcd_edt_schedule(in->now_ns, t_seen, in->tx_ns, burst, &e);
 	*t_dep_ns = e.t_dep_ns;
 
-	verdict = afcd_admit(q, f, in, &e, &vt_seen, &vt_next);
-	pmark = verdict == AFCD_V_MARK;
-	if ((verdict == AFCD_V_PASS || pmark) && in->aqm && f) {
+	afcd_arrive(q, f, in, &e, &a);
+	verdict = a.verdict;
+	if (verdict == AFCD_V_PASS && in->aqm && f) {
 		if (afcd_flow_idle(in->now_ns, f->t_last_ns, in->interval_ns))
 			afcd_codel_reset_empty(&f->cv, &f->first_above_ns);
-		if (afcd_law(q, f, in, &e, afcd_tx_ns(maxpacket, in->rate_bps)))
-			verdict = afcd_law_marks(in) ? AFCD_V_MARK : AFCD_V_DROP_AQM;
+		verdict = afcd_law_verdict(q, f, in, &e, afcd_tx_ns(a.maxpacket, in->rate_bps));
 	}
-	if (verdict == AFCD_V_PASS && afcd_high_water(in, f, e.sojourn_ns, &below)) {
+	if (verdict == AFCD_V_PASS && (a.marks || afcd_signal(in, f, e.sojourn_ns, &a)))
 		verdict = AFCD_V_MARK;
-		hmark = 1;
-	}
-	if (verdict == AFCD_V_PASS && in->ce_threshold_ns && in->ect &&
-	    e.sojourn_ns > in->ce_threshold_ns)
+	if (verdict == AFCD_V_PASS && afcd_ce_threshold_due(in, &e))
 		*ce_thr_mark = 1;
 	if (verdict == AFCD_V_PASS || verdict == AFCD_V_MARK) {
 		verdict = afcd_commit(q, in, t_seen, burst, verdict, &e);
@@ -710,84 +797,12 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 		*t_dep_ns = e.t_dep_ns;
 	}
 	if (verdict == AFCD_V_PASS || verdict == AFCD_V_MARK) {
-		afcd_police_commit(q, f, in, vt_seen, vt_next);
+		afcd_arrival_commit(q, f, in, &a);
 		if (f)
 			f->t_last_ns = e.t_dep_ns;
-		if ((pmark && f && !in->mouse) || (hmark && below))
-			f->police_signal_ns = in->now_ns;
 	}
-	afcd_account(q, f, in, &e, verdict,
-		     (*ce_thr_mark ? AFCD_MARK_CE_THRESHOLD : 0) | (pmark ? AFCD_MARK_POLICE : 0) |
-		     (hmark ? AFCD_MARK_HIGH : 0));
+	afcd_account(q, f, in, &e, verdict, (*ce_thr_mark ? AFCD_MARK_CE_THRESHOLD : 0) | a.marks);
 	return verdict;
-}
-
-/* ---- The qdisc backend (afcd_qdisc.bpf.c) -------------------------------
- * The same stages on a real FIFO: at enqueue, afcd_admit() with the
- * sojourn the packet will see predicted from the bytes queued ahead of it
- * (afcd_qdisc_arrival()); at dequeue, afcd_law() on the sojourn it saw
- * (afcd_qdisc_departure()), with CoDel's backlog and maxpacket in bytes as
- * the kernel's codel has them; then afcd_account(). */
-
-/* Time to send bytes at rate_bps, ns (bytes < 2^40; rate 0: 0). */
-AFCD_INLINE __u64 afcd_bytes_ns(__u64 bytes, __u64 rate_bps)
-{
-	if (!rate_bps)
-		return 0;
-	if (rate_bps >= (1ULL << 34))   /* mul_div's d < 2^34; >= 17 Gbit/s */
-		return bytes * 8 * 1000 / (rate_bps / 1000000);
-	return afcd_mul_div_u64(bytes * 8, AFCD_NSEC_PER_SEC, rate_bps);
-}
-
-/* A packet arriving at now behind backlog_bytes of the FIFO, paced at
- * rate_bps: its predicted sojourn and departure, for afcd_admit() (the
- * horizon and the policer). rate_bps 0 (the qdisc sends at the device's
- * own rate): while packets are queued, the larger of the sojourn the last
- * packet dequeued saw (last_sojourn_ns) and the backlog at the measured
- * link rate link_bps (0: unknown), the latter at most horizon_ns; else 0.
- * The last sojourn alone lags the queue by a whole sojourn: a flood let
- * through while the queue drained (the policer's gate closed) ran on for
- * that long after it built again (measured on a NIC that pushes back,
- * tests/vm/wire_check.py: CUBIC got a third to a half of the flood's
- * goodput). The backlog at
- * the measured rate sees the queue at once; capped at the horizon, a
- * measured rate too low (a device that stalled) cannot drop a packet by
- * the horizon, only open the gate, where flows below their share pass. */
-AFCD_INLINE void afcd_qdisc_arrival(__u64 now, __u64 backlog_bytes, __u64 rate_bps,
-				    __u64 link_bps, __u64 last_sojourn_ns, __u64 horizon_ns,
-				    struct afcd_edt *e)
-{
-	__u64 d = 0, p;
-
-	if (rate_bps) {
-		d = afcd_bytes_ns(backlog_bytes, rate_bps);
-	} else if (backlog_bytes) {
-		p = link_bps ? afcd_bytes_ns(backlog_bytes, link_bps) : 0;
-		if (p > horizon_ns)
-			p = horizon_ns;
-		d = p > last_sojourn_ns ? p : last_sojourn_ns;
-	}
-	e->sojourn_ns = d;
-	e->t_dep_ns = now + d;
-	e->backlog = backlog_bytes;
-}
-
-/* A packet leaving the FIFO at now that entered at enq_ns, with
- * backlog_bytes left behind it: its true sojourn, for afcd_law(). */
-AFCD_INLINE void afcd_qdisc_departure(__u64 now, __u64 enq_ns, __u64 backlog_bytes,
-				      struct afcd_edt *e)
-{
-	e->t_dep_ns = now;
-	e->sojourn_ns = afcd_time_after_eq(now, enq_ns) ? now - enq_ns : 0;
-	e->backlog = backlog_bytes;
-}
-
-/* The pacing clock after a packet of tx_ns leaves at now with the clock
- * at t_next: afcd_clock_start(t_next, now, burst_ns) + tx_ns. The next
- * packet may leave when now reaches it. */
-AFCD_INLINE __u64 afcd_pace_next(__u64 t_next, __u64 now, __u64 tx_ns, __u64 burst_ns)
-{
-	return afcd_clock_start(t_next, now, burst_ns) + tx_ns;
 }
 
 /* isolate (AFCD_F_ISOLATE_SRC / _DST): reduce the flow key to the host the

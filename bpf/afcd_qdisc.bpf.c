@@ -17,7 +17,8 @@
  *            packet will see (the bytes ahead of it at rate_bps; without
  *            one, what the last packet dequeued waited) and the fair-rate
  *            policer (only while that sojourn is above its gate,
- *            afcd_police_gate_ns()); the packet limit; the flow's CoDel
+ *            afcd_police_gate_ns()), the high-water mark (the arrival
+ *            stages of afcd_decide.h); the packet limit; the flow's CoDel
  *            state reset when it has had nothing queued for an interval;
  *   dequeue  (paced at rate_bps when it is set, with the qdisc watchdog)
  *            the head packet's true sojourn (now - its enqueue time), the
@@ -51,7 +52,7 @@
 #define AFCD_INLINE static __always_inline
 #include "afcd_maps.bpf.h"
 #define AFCD_DECIDE_FN __attribute__((noinline)) __u32
-#include "afcd_decide.h"
+#include "afcd_qdisc.h"
 #include "afcd_ctl.h"
 #include "afcd_parse.h"
 #include "afcd_classify.bpf.h"
@@ -231,7 +232,8 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	struct afcd_qkey k = afcd_qkey_of(sch);
 	struct afcd_qfifo *fq = bpf_map_lookup_elem(&afcd_qfifo, &k);
 	__u32 len = afcd_pkt_len(skb), slot = 0, verdict = AFCD_V_PASS;
-	__u64 now = afcd_now(), vt_seen = 0, vt_next = 0, seq;
+	struct afcd_arrival a = { .verdict = AFCD_V_PASS };
+	__u64 now = afcd_now(), seq;
 	struct afcd_queue *q = 0;
 	struct afcd_flow *f = 0;
 	struct afcd_config *cfg;
@@ -239,7 +241,6 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	struct afcd_in in = {};
 	struct afcd_pkt pkt = {};
 	struct afcd_edt e = {};
-	__u8 marks = 0, below = 0;
 
 	cfg = afcd_qdisc_cfg(&k, &slot, &q);
 	if (!fq)
@@ -256,27 +257,13 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		afcd_qdisc_arrival(now, sch->qstats.backlog, cfg->rate_bps,
 				   fq->busy_ns >= AFCD_QDISC_RATE_TAU_NS ? fq->link_bps : 0,
 				   fq->sojourn_ns, cfg->horizon_ns, &e);
-		verdict = afcd_admit(q, f, &in, &e, &vt_seen, &vt_next);
-		if (verdict == AFCD_V_MARK) {
-			marks = AFCD_MARK_POLICE;
-			verdict = AFCD_V_PASS;
-		} else if (verdict == AFCD_V_PASS && afcd_high_water(&in, f, e.sojourn_ns, &below)) {
-			marks = AFCD_MARK_HIGH;
-		}
+		/* the arrival stage; the law waits for the packet's dequeue */
+		afcd_arrive(q, f, &in, &e, &a);
+		afcd_signal(&in, f, e.sojourn_ns, &a);
 	}
-	if (verdict == AFCD_V_PASS && sch->q.qlen >= sch->limit)
-		verdict = AFCD_V_DROP_OVERLIMIT;
-	/* the policer's mark and the high-water mark, owed by the flow
-	 * (afcd_decide.h, Deferred CE marks): the policer drops when no more
-	 * can be owed, the high-water mark leaves the packet to the law */
-	if (verdict == AFCD_V_PASS && marks && (!f || !afcd_ce_owe(&f->ce_owed))) {
-		if (marks == AFCD_MARK_POLICE) {
-			verdict = AFCD_V_DROP_POLICE;
-			if (f && !in.mouse)
-				f->police_signal_ns = now;
-		}
-		marks = 0;
-	}
+	if (a.verdict == AFCD_V_PASS && sch->q.qlen >= sch->limit)
+		a.verdict = AFCD_V_DROP_OVERLIMIT;
+	verdict = afcd_defer_marks(f, &in, &a);
 	if (verdict != AFCD_V_PASS)
 		goto drop;
 	n = bpf_obj_new(struct afcd_qnode);
@@ -289,24 +276,20 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	n->seq = seq;
 	n->len = len;
 	if (cfg) {
-		afcd_police_commit(q, f, &in, vt_seen, vt_next);
-		afcd_maxpacket_seen(q, &in);
-		if (marks) {
-			/* counted as decided; the packet itself is counted
-			 * passed when it leaves */
-			afcd_count_marks(q, f, 1, marks);
-			if (f && ((marks == AFCD_MARK_POLICE && !in.mouse) || below))
-				f->police_signal_ns = now;
-		}
+		afcd_arrival_commit(q, f, &in, &a);
+		/* counted as decided; the packet itself is counted passed
+		 * when it leaves */
+		if (a.marks)
+			afcd_count_marks(q, f, 1, a.marks);
 	}
 	if (f) {
 		/* the flow has had nothing queued for an interval (its last
 		 * packet left, or came, before that): its CoDel state starts
 		 * over (afcd_flow_idle()) */
-		if (f->t_last_ns <= fq->deq_seq && cfg &&
+		if (f->last_seq <= fq->deq_seq && cfg &&
 		    afcd_flow_idle(now, f->last_seen_ns, cfg->interval_ns))
 			afcd_codel_reset_empty(&f->cv, &f->first_above_ns);
-		f->t_last_ns = seq;
+		f->last_seq = seq;
 		f->last_seen_ns = now;
 		n->agg = pkt.key.agg;
 		n->ect = in.ect;
@@ -372,31 +355,15 @@ AFCD_INLINE struct afcd_flow *afcd_qdisc_flow(struct afcd_queue *q, const struct
 	return &q->agg[ai];
 }
 
-/* The drop law on a dequeued packet and its counters: AFCD_V_DROP_AQM,
- * AFCD_V_MARK (ecn on, an ECT packet: the mark owed by its flow, the
- * packet sent) or AFCD_V_PASS (with ce_threshold's mark owed when its
- * sojourn is above it). A global function, verified once on its own
- * rather than in each pass of the dequeue loop. */
+/* The law stage on a dequeued packet (afcd_qdisc_law()): a global
+ * function, verified once on its own rather than in each pass of the
+ * dequeue loop. */
 __attribute__((noinline)) __u32 afcd_qdisc_judge(struct afcd_queue *q, struct afcd_flow *f,
 						 struct afcd_in *in, struct afcd_edt *e)
 {
-	__u8 marks = 0;
-
 	if (!q || !in || !e)
 		return AFCD_V_PASS;
-	if (in->aqm && f && afcd_law(q, f, in, e, q->maxpacket_bytes)) {
-		if (afcd_law_marks(in) && afcd_ce_owe(&f->ce_owed)) {
-			afcd_account(q, f, in, e, AFCD_V_MARK, 0);
-			return AFCD_V_MARK;
-		}
-		afcd_account(q, f, in, e, AFCD_V_DROP_AQM, 0);
-		return AFCD_V_DROP_AQM;
-	}
-	if (f && in->ce_threshold_ns && in->ect && e->sojourn_ns > in->ce_threshold_ns &&
-	    afcd_ce_owe(&f->ce_owed))
-		marks = AFCD_MARK_CE_THRESHOLD;
-	afcd_account(q, f, in, e, AFCD_V_PASS, marks);
-	return AFCD_V_PASS;
+	return afcd_qdisc_law(q, f, in, e);
 }
 
 SEC("struct_ops/afcd_qdisc_dequeue")

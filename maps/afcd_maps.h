@@ -669,10 +669,13 @@ struct afcd_flow {
 	__u32 m_i;             /* samples in the shadow buffer (atomic) */
 	struct afcd_codel_vars cv; /* per-flow dropping state */
 	__u64 first_above_ns;  /* per-flow first_above_time (0 = below target_i) */
-	__u64 t_last_ns;       /* EDT: departure of this flow's last admitted packet;
-				  * qdisc: the sequence number in its FIFO of its last
-				  * queued packet (the flow is empty when the FIFO has
-				  * dequeued that one) */
+	union {
+		__u64 t_last_ns;   /* EDT backend: departure of this flow's last
+				    * admitted packet */
+		__u64 last_seq;    /* qdisc backend: the sequence number in its FIFO
+				    * of its last queued packet (the flow is empty
+				    * once the FIFO has dequeued that one) */
+	};
 	__u64 last_seen_ns;    /* arrival of this flow's last packet (GC) */
 	__u64 bytes;           /* admitted, wire bytes */
 	__u64 packets;         /* admitted */

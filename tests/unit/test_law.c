@@ -16,7 +16,7 @@
 #include "afcd_law.h"
 #include "afcd_ctl.h"
 #include "afcd_config.h"
-#include "afcd_decide.h"
+#include "afcd_qdisc.h"
 #include "afcd_parse.h"
 #include "check.h"
 #include "pkt.h"
