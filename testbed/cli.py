@@ -11,7 +11,9 @@ the dissertation's experiments in network namespaces.
   afcd-testbed script FILE.py [--out DIR] [--wire MBIT]
                                               run FILE.py OUT_DIR (in the VM if needed;
                                               --wire: with a NIC of MBIT that pushes back)
-  afcd-testbed demo [--out DIR] [--repeat K] [--resume]
+  afcd-testbed demo [--full] [--out DIR] [--repeat K] [--resume]
+                                              the story in ~15 min (--full: every workload,
+                                              three repeats, ~2.5 h)
   afcd-testbed plot DIR                       PNGs from the JSON results in DIR
   afcd-testbed reproduce FIG[,FIG..]|ch3|ch4|all [--mode smoke|quick|default|faithful]
                    [--schemes paper|default|all|LIST] [--rate auto|MBIT] [--repeat K]
@@ -31,7 +33,7 @@ rates until a run of each is valid with the guest at most 75 % busy.
 Schemes: this project's programs over sch_fq (droptail, codel, afd, afcd,
 fall), its qdisc backend (afcd-qdisc, fall-qdisc: Linux >= 6.17, --kernel
 6.18) and the kernel's AQMs under HTB at the same rate (pfifo, kcodel,
-fq_codel, pie, red, sfb). The demo boots the newest kernel with BPF qdiscs
+fq_codel, pie, fq_pie, red, sfb) or shaping themselves (cake). The demo boots the newest kernel with BPF qdiscs
 that tools/deps.sh --vm unpacked, and runs the qdisc backend there too.
 
 When the running kernel lacks sch_fq or netem, the command re-runs itself
@@ -49,7 +51,9 @@ import time
 from . import netns as nslib
 from . import scenario
 from .figures import MODES
-from .report import (DEMO_QDISC_SCHEMES, DEMO_REPEAT, DEMO_SCENARIOS, DEMO_SCHEMES, aggregate,
+from .report import (DEMO_QDISC_SCHEMES, DEMO_QUICK_QDISC_SCHEMES, DEMO_QUICK_SCENARIOS,
+                     DEMO_REPEAT, DEMO_SCENARIOS,
+                     DEMO_SCHEMES, aggregate,
                      load_results,
                      make_plots, report)
 from .runs import CAL_SCENARIO, calibrate, heaviest, run_many, say
@@ -67,7 +71,7 @@ def need_vm(args):
     return not kernel_has_qdiscs()
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(prog="afcd-testbed",
                                  description="AFCD/FaLL testbed in network namespaces")
     ap.add_argument("cmd", choices=["list", "check", "calibrate", "run", "demo", "plot",
@@ -83,7 +87,10 @@ def main():
     ap.add_argument("--warmup", type=float, default=None,
                     help="seconds left out of metrics (default: the scenario's, else 3)")
     ap.add_argument("--repeat", type=int, default=None,
-                    help="runs of each scenario and scheme (mean and sd; demo: 3)")
+                    help="runs of each scenario and scheme (mean and sd; demo: 1, "
+                         "demo --full: 3)")
+    ap.add_argument("--full", action="store_true",
+                    help="demo: every workload of the demo, three repeats (make demo-full)")
     ap.add_argument("--resume", action="store_true",
                     help="keep the results an interrupted run left in the output directory "
                          "(same rate; with --rate auto, the rate in its calibration.json)")
@@ -100,7 +107,7 @@ def main():
                     help="script: the VM gets the wire, two NICs joined by a link of MBIT "
                          "Mbit/s that pushes back as a router's NIC does (testbed/wire.py)")
     ap.add_argument("--vm-timeout", type=int, default=None,
-                    help="seconds the VM may run (default 1800; demo 7200; reproduce: its "
+                    help="seconds the VM may run (default 1800; demo 2400, --full 10800; reproduce: its "
                          "estimate x 1.5)")
     ap.add_argument("--mode", choices=list(MODES), default="default",
                     help="reproduce: run length, repeats and schemes (testbed/figures.py; smoke "
@@ -116,11 +123,12 @@ def main():
     ap.add_argument("--list", action="store_true", help="reproduce: the plan, nothing run")
     ap.add_argument("--judge", metavar="DIR", default=None,
                     help="reproduce: judge and plot DIR's results again, on the host")
-    args = ap.parse_intermixed_args()
-    if in_vm():
-        hold_jump_labels()
-    if args.cmd == "reproduce":
-        return reproduce_main(args)
+    return ap.parse_intermixed_args()
+
+
+def check_args(args):
+    """The defaults that depend on the command, and one clear exit for a
+    bad combination."""
     if args.rate != "auto":
         try:
             if float(args.rate) <= 0:
@@ -128,13 +136,13 @@ def main():
         except ValueError:
             sys.exit("afcd-testbed: --rate must be a positive number of Mbit/s or auto")
     if args.repeat is None:
-        args.repeat = DEMO_REPEAT if args.cmd == "demo" else 1
+        args.repeat = DEMO_REPEAT["full" if args.full else "quick"] if args.cmd == "demo" else 1
     if args.repeat < 1:
         sys.exit("afcd-testbed: --repeat must be at least 1")
     if args.cmd == "demo" and "--rate" not in sys.argv:
         args.rate = "auto"
     if args.vm_timeout is None:
-        args.vm_timeout = 10800 if args.cmd == "demo" else 1800
+        args.vm_timeout = (10800 if args.full else 2400) if args.cmd == "demo" else 1800
     if args.wire is not None and (args.cmd != "script" or not args.wire > 0):
         sys.exit("afcd-testbed: --wire MBIT (above 0) goes with script")
     if args.cmd == "demo" and args.kernel is None and not in_vm():
@@ -142,6 +150,10 @@ def main():
         # so that the qdisc backend runs beside the others; else Debian 12's
         args.kernel = qdisc_kernel()
 
+
+def host_command(args):
+    """list, check and plot: run here, need no root. Their exit code, or
+    None for the other commands."""
     if args.cmd == "list":
         for k, (kind, desc, _, _) in scenario.SCENARIOS.items():
             say("%-18s %-9s %s" % (k, kind, desc))
@@ -160,18 +172,21 @@ def main():
         for p in make_plots(rs, d):
             say(p)
         return 0
-    if os.geteuid() != 0:
-        sys.exit("afcd-testbed: needs root (namespaces, tc, BPF)")
-    if not os.path.exists(nslib.AFCD):
-        sys.exit("afcd-testbed: build first (make)")
+    return None
 
+
+def plan(args):
+    """(out, runs): the output directory and the (scenario, scheme) runs
+    of the command; runs None for script, [] for calibrate."""
     if args.cmd == "demo":
         out = os.path.join(args.out, "demo") if args.out == os.path.join(ROOT, "results") \
             else args.out
         # the qdisc backend beside the others where the kernel takes it
         # (in the VM: the one qdisc_kernel() chose below)
-        schemes = DEMO_SCHEMES + (DEMO_QDISC_SCHEMES if kernel_has_bpf_qdisc() else [])
-        runs = [(s, k) for s in DEMO_SCENARIOS for k in schemes]
+        qdisc = DEMO_QDISC_SCHEMES if args.full else DEMO_QUICK_QDISC_SCHEMES
+        schemes = DEMO_SCHEMES + (qdisc if kernel_has_bpf_qdisc() else [])
+        runs = [(s, k) for s in (DEMO_SCENARIOS if args.full else DEMO_QUICK_SCENARIOS)
+                for k in schemes]
     elif args.cmd == "calibrate":
         out = args.out
         runs = []
@@ -188,25 +203,31 @@ def main():
             sys.exit("afcd-testbed run: name a scenario (afcd-testbed list)")
         out = args.out
         runs = [(args.scenario, k) for k in args.scheme.split(",")]
+    return out, runs
 
-    if args.wire and not in_vm() and args.vm == "never":
-        sys.exit("afcd-testbed: --wire is a NIC of the VM: not with --vm never")
-    if need_vm(args) or (args.wire and not in_vm()):
-        argv = [os.path.abspath(a) if args.cmd == "script" and a == args.scenario else a
-                for a in sys.argv[1:]]
-        if "--out" not in argv:
-            argv += ["--out", out]
-        if args.cmd == "demo":
-            rc = vm_exec_once_more("demo", argv, args.resume, [out], args.vm_timeout,
-                                   args.kernel)
-        else:
-            rc = vm_exec(argv, [out], args.vm_timeout, args.kernel, args.wire)
-        if runs is not None and args.cmd != "calibrate":
-            # plotted here: importing matplotlib takes minutes under TCG
-            for p in make_plots(load_results(out), out):
-                say("plot: %s" % p)
-        return rc
 
+def run_in_vm(args, out, runs):
+    """The command again inside a VM (this kernel lacks sch_fq or netem,
+    or --vm always, or --wire); the host plots what it measured."""
+    argv = [os.path.abspath(a) if args.cmd == "script" and a == args.scenario else a
+            for a in sys.argv[1:]]
+    if "--out" not in argv:
+        argv += ["--out", out]
+    if args.cmd == "demo":
+        rc = vm_exec_once_more("demo", argv, args.resume, [out], args.vm_timeout,
+                               args.kernel)
+    else:
+        rc = vm_exec(argv, [out], args.vm_timeout, args.kernel, args.wire)
+    if runs is not None and args.cmd != "calibrate":
+        # plotted here: importing matplotlib takes minutes under TCG
+        for p in make_plots(load_results(out), out):
+            say("plot: %s" % p)
+    return rc
+
+
+def run_here(args, out, runs):
+    """The runs on this kernel (calibrated first with --rate auto), the
+    report and the plots. 0 when every run finished."""
     os.makedirs(out, exist_ok=True)
     nslib.ensure_bpffs()
     if runs is None:
@@ -223,11 +244,13 @@ def main():
             rate = float(json.load(fh)["rate_mbit"])
         say("afcd-testbed: resuming at the rate calibrated before, %g Mbit/s" % rate)
     elif args.rate == "auto":
-        rate = calibrate(out, heaviest(sorted({n for n, _ in runs})))
+        # the demo bisects the calibration's rates (3-4 probes, not up to 10)
+        rate = calibrate(out, heaviest(sorted({n for n, _ in runs})), bisect=args.cmd == "demo")
         say("afcd-testbed: running at the calibrated rate, %g Mbit/s" % rate)
     else:
         rate = float(args.rate)
-    results = run_many(runs, args, out, rate)
+    results = run_many(runs, args, out, rate,
+                       None if args.cmd != "demo" or args.full else DEMO_QUICK_SCENARIOS)
     if results:
         agg = aggregate(results)
         report(agg)
@@ -238,6 +261,28 @@ def main():
     say("%d of %d runs in %.0f s at %g Mbit/s; results in %s" % (len(results), want,
                                                                  time.time() - t0, rate, out))
     return 0 if len(results) == want else 1
+
+
+def main():
+    args = parse_args()
+    if in_vm():
+        hold_jump_labels()
+    if args.cmd == "reproduce":
+        return reproduce_main(args)
+    check_args(args)
+    rc = host_command(args)
+    if rc is not None:
+        return rc
+    if os.geteuid() != 0:
+        sys.exit("afcd-testbed: needs root (namespaces, tc, BPF)")
+    if not os.path.exists(nslib.AFCD):
+        sys.exit("afcd-testbed: build first (make)")
+    out, runs = plan(args)
+    if args.wire and not in_vm() and args.vm == "never":
+        sys.exit("afcd-testbed: --wire is a NIC of the VM: not with --vm never")
+    if need_vm(args) or (args.wire and not in_vm()):
+        return run_in_vm(args, out, runs)
+    return run_here(args, out, runs)
 
 
 def vm_exec_once_more(cmd, argv, resume, rwdirs, timeout_s, kernel):

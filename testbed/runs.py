@@ -24,11 +24,13 @@ def say(*a):
     print(*a, flush=True)
 
 
-def run_params(args, name):
-    """rtt/duration/warmup of a scenario: the command line, else the
-    scenario's own defaults, else the global ones; ecn when --ecn is given
-    or the scenario is an ECN one."""
+def run_params(args, name, overrides=None):
+    """rtt/duration/warmup of a scenario: the command line, else overrides
+    (name -> dict: the quick demo's shorter runs), else the scenario's own
+    defaults, else the global ones; ecn when --ecn is given or the scenario
+    is an ECN one."""
     d = dict(GLOBAL_DEFAULTS, **scenario.defaults(name))
+    d.update((overrides or {}).get(name, {}))
     return {"rtt_ms": args.rtt if args.rtt is not None else d["rtt_ms"],
             "duration_s": args.duration if args.duration is not None else d["duration_s"],
             "warmup_s": args.warmup if args.warmup is not None else d["warmup_s"],
@@ -49,7 +51,7 @@ def previous(out_dir, name, scheme, repeat, rate):
     return res if res.get("rate_mbit") == rate else None
 
 
-def run_many(runs, args, out_dir, rate):
+def run_many(runs, args, out_dir, rate, overrides=None):
     results = []
     total = len(runs) * args.repeat
     i = 0
@@ -72,7 +74,7 @@ def run_many(runs, args, out_dir, rate):
                                        target_ms=args.target, interval_ms=args.interval,
                                        out_dir=out_dir,
                                        repeat=k + 1 if args.repeat > 1 else None,
-                                       **run_params(args, name))
+                                       **run_params(args, name, overrides))
                     if attempt == 2 or not validity.sender_failed(res):
                         break
                     say("    a sender reported nothing (%s): running it once more" %
@@ -103,50 +105,69 @@ def heaviest(names):
     return [by_load] + ([by_senders] if by_senders != by_load else [])
 
 
-def highest_valid_rate(rates, probes):
+def _probe_rate(rate, probes, records):
+    """Every probe at rate, until one fails: True when all ran validly with
+    CAL_BUSY_MAX of margin; each run's record appended to records."""
+    for tag, what, run in probes:
+        say("calibrate: %s at %g Mbit/s ..." % (what, rate))
+        try:
+            r = run(rate)
+        except Exception as e:         # noqa: BLE001 (report, try the next rate)
+            say("    failed: %s" % e)
+            return False
+        good = r["valid"] and r["cpu"]["guest_busy"] <= CAL_BUSY_MAX
+        records.append(dict(tag, rate_mbit=rate, valid=r["valid"],
+                            invalid_reasons=r["invalid_reasons"], cpu=r["cpu"],
+                            timer_late_ms=r["timer_late_ms"],
+                            senders={f["name"]: (f.get("client") or {}).get("sent_mbps")
+                                     for f in r["flows"]}))
+        say("    %s (guest %.0f %% busy)" % (
+            ("valid" if good else "valid, but without margin (guest > %.0f %% busy)" %
+             (100 * CAL_BUSY_MAX)) if r["valid"] else
+            "invalid: " + "; ".join(r["invalid_reasons"]), 100 * r["cpu"]["guest_busy"]))
+        if not good:
+            return False
+    return True
+
+
+def highest_valid_rate(rates, probes, bisect=False):
     """The first of rates (highest first) at which every probe runs validly
     with CAL_BUSY_MAX of margin on the guest's CPU, or None if none does;
     and the record of every probe run, in order. A rate's remaining probes
     are skipped once one fails. probes: (tag, what, run) triples: tag a
     dict naming the probe in its record ({"workload": NAME}), what its
     name in the log, run(rate) one probe at rate Mbit/s returning
-    testbed.scenario.run()'s result (an exception counts as invalid)."""
+    testbed.scenario.run()'s result (an exception counts as invalid).
+    bisect: take validity as falling with the rate and halve the rates
+    left at each probe (3-4 probed rates of 10 instead of up to 10, for
+    the 15-minute demo); else from the top down."""
     records = []
-    for rate in rates:
-        for tag, what, run in probes:
-            say("calibrate: %s at %g Mbit/s ..." % (what, rate))
-            try:
-                r = run(rate)
-            except Exception as e:         # noqa: BLE001 (report, try the next rate)
-                say("    failed: %s" % e)
-                break
-            good = r["valid"] and r["cpu"]["guest_busy"] <= CAL_BUSY_MAX
-            records.append(dict(tag, rate_mbit=rate, valid=r["valid"],
-                                invalid_reasons=r["invalid_reasons"], cpu=r["cpu"],
-                                timer_late_ms=r["timer_late_ms"],
-                                senders={f["name"]: (f.get("client") or {}).get("sent_mbps")
-                                         for f in r["flows"]}))
-            say("    %s (guest %.0f %% busy)" % (
-                ("valid" if good else "valid, but without margin (guest > %.0f %% busy)" %
-                 (100 * CAL_BUSY_MAX)) if r["valid"] else
-                "invalid: " + "; ".join(r["invalid_reasons"]), 100 * r["cpu"]["guest_busy"]))
-            if not good:
-                break
+    if not bisect:
+        for rate in rates:
+            if _probe_rate(rate, probes, records):
+                return rate, records
+        return None, records
+    lo, hi, best = 0, len(rates) - 1, None      # indices: rates[lo] is the highest left
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if _probe_rate(rates[mid], probes, records):
+            best, hi = rates[mid], mid - 1
         else:
-            return rate, records
-    return None, records
+            lo = mid + 1
+    return best, records
 
 
-def calibrate(out_dir, workloads=(CAL_SCENARIO,)):
+def calibrate(out_dir, workloads=(CAL_SCENARIO,), bisect=False):
     """The highest bottleneck rate (Mbit/s) at which this machine runs
     every one of workloads validly, with CAL_BUSY_MAX of margin on the
-    guest's CPU; writes out_dir/calibration.json."""
+    guest's CPU (bisect: highest_valid_rate()'s); writes
+    out_dir/calibration.json."""
     def probe(workload):
         return lambda rate: scenario.run(workload, CAL_SCHEME, rate_mbit=rate, rtt_ms=20.0,
                                          duration_s=CAL_DURATION_S, warmup_s=CAL_WARMUP_S)
     best, probes = highest_valid_rate(
         CAL_RATES, [({"workload": w}, "%s under %s" % (w, CAL_SCHEME), probe(w))
-                    for w in workloads])
+                    for w in workloads], bisect=bisect)
     if best is None:
         best = CAL_RATES[-1]
         say("calibrate: no rate ran validly; using the lowest, %g Mbit/s" % best)

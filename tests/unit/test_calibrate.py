@@ -55,3 +55,26 @@ def test_a_reproduction_cell_calibrates_by_the_same_rule(monkeypatch, tmp_path):
     calls.clear()
     assert reproduce.calibrate_cell("dcn", str(tmp_path), "quick", resume=True) == 35.0
     assert calls == []
+
+
+def test_the_demo_bisects_the_rates(monkeypatch, tmp_path):
+    """Expected result: with bisect, the calibration probes the middle of
+    the rates left (35 of 150..5), then halves toward the highest valid
+    one, and finds what the top-down search finds in 3-4 probed rates;
+    none valid gives the lowest rate."""
+    busy = {"cubic-udp": {r: (0.9 if r > 25.0 else 0.6) for r in runs.CAL_RATES}}
+    calls = []
+    run = _probe(busy)
+    monkeypatch.setattr(runs.scenario, "run",
+                        lambda w, s, rate_mbit, **kw: calls.append(rate_mbit) or
+                        run(w, s, rate_mbit, **kw))
+    assert runs.calibrate(str(tmp_path), ["cubic-udp"], bisect=True) == 25.0
+    assert calls[0] == 35.0 and len(calls) <= 4 and calls[-1] in (25.0, 18.0)
+    calls.clear()
+    busy["cubic-udp"] = {r: 0.9 for r in runs.CAL_RATES}
+    assert runs.calibrate(str(tmp_path), ["cubic-udp"], bisect=True) == runs.CAL_RATES[-1]
+    assert len(calls) <= 4
+    calls.clear()
+    busy["cubic-udp"] = {r: 0.5 for r in runs.CAL_RATES}
+    assert runs.calibrate(str(tmp_path), ["cubic-udp"], bisect=True) == 150.0
+    assert len(calls) <= 4
