@@ -44,7 +44,7 @@ AFCD_INLINE __u64 afcd_mul_div_u64(__u64 a, __u64 b, __u64 d)
  * less than was measured. A fair share computed on a rate above the
  * link's admits more than the link carries: the queue stands above the
  * target and the drop law cuts the responsive flows (measured on a NIC
- * that pushes back, tests/vm/wire_check.py: a rate 8 % high gave CUBIC
+ * that pushes back, testbed/wire_bench.py: a rate 8 % high gave CUBIC
  * 4.1 Mbit/s to a flood's 7.3; 2 % high, 5.6 to 5.6). One below it costs
  * little: the policer's gate passes every packet while the queue is short
  * (afcd_police_gate_ns()), so the link does not idle. */

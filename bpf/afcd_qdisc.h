@@ -38,7 +38,7 @@ AFCD_INLINE __u64 afcd_bytes_ns(__u64 bytes, __u64 rate_bps)
  * The last sojourn alone lags the queue by a whole sojourn: a flood let
  * through while the queue drained (the policer's gate closed) ran on for
  * that long after it built again (measured on a NIC that pushes back,
- * tests/vm/wire_check.py: CUBIC got a third to a half of the flood's
+ * testbed/wire_bench.py: CUBIC got a third to a half of the flood's
  * goodput). The backlog at
  * the measured rate sees the queue at once; capped at the horizon, a
  * measured rate too low (a device that stalled) cannot drop a packet by

@@ -16,7 +16,7 @@ a rate on a device with two queues, the loader puts mq at the root and
 afcd on each queue; without a rate at the root of a NIC that pushes back
 (the wire, testbed/wire.py), it holds a CUBIC flow's share against a flood
 at the NIC's own rate and runs the NIC about as busy as fq_codel does in the
-same boot (wire_check.py). Under ecn on, an ECN-capable CUBIC flow against
+same boot (testbed/wire_bench.py). Under ecn on, an ECN-capable CUBIC flow against
 the flood gets its marks from afcd_egress, set on its next packets, and
 the flood is still dropped.
 
@@ -29,9 +29,9 @@ import subprocess
 import sys
 import time
 
-import wire_check
-from wire_check import ping_ms
 from testbed import netns as nslib
+from testbed import wire_bench
+from testbed.wire_bench import ping_ms
 from testbed.netns import in_ns, ns_cmd, root_qdisc
 
 RATE_MBIT = 20.0
@@ -331,9 +331,9 @@ def main():
     finally:
         nss.close()
     # without a rate, at the root of the wire's NIC, which pushes back
-    # (afcd-testbed script ... --wire MBIT): wire_check.py's fq_codel run,
+    # (afcd-testbed script ... --wire MBIT): wire_bench.py's fq_codel run,
     # what the wire carries in this boot, then its afcd run
-    res["wire"] = wire_check.run(out, float(os.environ["AFCD_WIRE_MBIT"]),
+    res["wire"] = wire_bench.run(out, float(os.environ["AFCD_WIRE_MBIT"]),
                                  ("fq_codel", "afcd"))
     with open(os.path.join(out, "qdisc_loader.json"), "w") as fh:
         json.dump(res, fh, indent=1)

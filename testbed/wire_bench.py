@@ -18,8 +18,9 @@ retransmits, the qdisc's drops and the device's, the guest's CPU
 (testbed/validity.py), and for afcd and fall the sojourn the qdisc
 measured, its drops and its estimates polled every second.
 
-Writes OUT/wire.json.  wire_check.py OUT_DIR (afcd-testbed script
-tests/vm/wire_check.py --kernel 6.18 --wire MBIT)
+Writes OUT/wire.json. make bench-wire runs it (afcd-testbed script
+testbed/wire_bench.py --kernel 6.18 --wire MBIT); tests/vm's qdisc check
+runs its fq_codel run beside the qdisc backend in the same boot.
 """
 import json
 import math
@@ -164,7 +165,7 @@ def run(out, rate_mbit, schemes=SCHEMES):
     host gave it; its result, also written to OUT/wire.json."""
     devs = wire.wire_devs()
     if not devs:
-        raise SystemExit("wire_check: no wire in this VM (afcd-testbed script ... --wire MBIT)")
+        raise SystemExit("wire_bench: no wire in this VM (afcd-testbed script ... --wire MBIT)")
     nslib.ensure_bpffs()
     res = {"kernel": os.uname().release, "rate_mbit": rate_mbit, "udp_x": UDP_X,
            "seconds": SECONDS, "warmup": WARMUP}
@@ -215,7 +216,7 @@ def run(out, rate_mbit, schemes=SCHEMES):
                     res[key]["loader_rc"] = nslib.stop(p)
                 else:
                     in_ns(rtr, ["tc", "qdisc", "del", "dev", tx, "root"], check=False)
-            print("wire_check: %s %s" % (key, json.dumps(res[key])), flush=True)
+            print("wire_bench: %s %s" % (key, json.dumps(res[key])), flush=True)
     finally:
         nss.close()
     with open(os.path.join(out, "wire.json"), "w") as fh:
@@ -228,7 +229,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     rate = float(os.environ.get("AFCD_WIRE_MBIT", "0") or 0)
     if not rate > 0:
-        raise SystemExit("wire_check: no wire's rate (AFCD_WIRE_MBIT): run it with "
+        raise SystemExit("wire_bench: no wire's rate (AFCD_WIRE_MBIT): run it with "
                          "afcd-testbed script ... --wire MBIT")
     res = run(out, rate)
     idle = sorted(res["idle_ping_ms"])[len(res["idle_ping_ms"]) // 2]
