@@ -32,46 +32,6 @@
 #include "sys.h"
 #include "tc.h"
 
-#define ROFF(f) offsetof(struct run_opts, f)
-/* in the order of enum refresh_mode and enum tc_hook */
-static const char *const refresh_names[] = { "auto", "kernel", "user", NULL };
-static const char *const hook_names[] = { "auto", "tcx", "clsact", NULL };
-static const char *const backend_names[] = { "edt", "qdisc", NULL };
-
-const struct opt_def attach_opts[] = {
-	{ "backend", 0, OPT_CHOICE, ROFF(backend), "B",
-	  "edt: a tc egress program stamps departure times that sch_fq enforces (default); "
-	  "qdisc: the BPF qdisc afcd as the root qdisc, the drop law at dequeue on the true "
-	  "sojourn (Linux >= 6.16 with CONFIG_NET_SCH_BPF)", backend_names },
-	{ "attach", 0, OPT_CHOICE, ROFF(hook), "HOOK",
-	  "where to attach afcd_egress (--backend qdisc: the CE marks the qdisc owes): tcx "
-	  "(Linux >= 6.6, a libbpf >= 1.3 build), clsact, or auto (tcx where it can, "
-	  "default)", hook_names },
-	{ "install-fq", 0, OPT_FLAG, ROFF(install_fq), NULL,
-	  "install a root fq sized for the program if missing (--backend qdisc installs "
-	  "its own root qdisc: nothing to add)" },
-	{ "skip-fq-check", 0, OPT_FLAG, ROFF(skip_fq_check), NULL,
-	  "attach without sch_fq (tests; tstamps not enforced)" },
-	{ "keep", 0, OPT_FLAG, ROFF(keep), NULL,
-	  "on exit, leave the program, config and pins in place" },
-	{ "takeover", 0, OPT_FLAG, ROFF(takeover), NULL,
-	  "take the interface from a running loader of this namespace, which then stops and "
-	  "leaves everything; from another namespace's only once its loader has stopped" },
-	{ "prometheus", 0, OPT_PORT, ROFF(prom_port), "PORT", "serve /metrics on PORT (default off)" },
-	{ "prometheus-addr", 0, OPT_STR, ROFF(prom_addr), "ADDR",
-	  "address to listen on (default 127.0.0.1)" },
-	{ "config", 'c', OPT_STR, ROFF(config_file), "FILE",
-	  "read parameters from FILE (the command line overrides it)" },
-	{ "duration", 0, OPT_TIME_S, ROFF(duration_s), "T", "stop (and clean up) after T" },
-	{ "gc-idle", 0, OPT_TIME, ROFF(gc_idle_ns), "T", "delete flow state idle for T (default 10s)" },
-	{ "refresh", 0, OPT_CHOICE, ROFF(refresh), "MODE",
-	  "who runs the refresh step: kernel (a BPF timer, Linux >= 5.15), user (this "
-	  "process), auto (kernel if it can, default)", refresh_names },
-	{ "quiet", 'q', OPT_QUIET, 0, NULL, "only errors" },
-	{ "verbose", 'v', OPT_VERBOSE, 0, NULL, "libbpf's messages too" },
-	{ NULL }
-};
-
 static volatile sig_atomic_t stop_flag;
 
 static void on_signal(int sig)
@@ -99,6 +59,40 @@ struct attach {
 	double cpu0_s;
 	unsigned long long ticks;
 };
+
+/* The backend and the hook this kernel and build can give (--backend,
+ * --attach). 0 or 1 (one line printed). */
+static int attach_check_hooks(struct attach *a)
+{
+	char why[192];
+
+	if (a->ro.backend == BACKEND_QDISC) {
+		/* --install-fq is the systemd unit's default: the qdisc
+		 * backend installs its own root qdisc, so it adds nothing */
+		if (a->ro.skip_fq_check) {
+			pr_warn("--skip-fq-check is for --backend edt: the qdisc backend is the "
+				"root qdisc itself");
+			return 1;
+		}
+		if (!qdisc_ops_available(why, sizeof(why))) {
+			pr_warn("--backend qdisc: %s", why);
+			return 1;
+		}
+		a->fp.c.flags |= AFCD_F_QDISC;
+	}
+	if (a->ro.hook == HOOK_CLSACT)
+		return 0;
+	if (tcx_available(a->ifindex, why, sizeof(why))) {
+		a->ro.hook = HOOK_TCX;
+	} else if (a->ro.hook == HOOK_TCX) {
+		pr_warn("--attach tcx: %s", why);
+		return 1;
+	} else {
+		a->ro.hook = HOOK_CLSACT;
+		pr_debug("--attach auto: clsact, since %s", why);
+	}
+	return 0;
+}
 
 /* Parse and check everything that can be checked without changing
  * anything: the parameters, privileges, BTF, the namespace, another
@@ -149,35 +143,8 @@ static int attach_check(struct attach *a, int argc, char **argv)
 			"--takeover to hand the interface to this one", a->dev, other);
 		return 1;
 	}
-	if (a->ro.backend == BACKEND_QDISC) {
-		char why[192];
-
-		/* --install-fq is the systemd unit's default: the qdisc
-		 * backend installs its own root qdisc, so it adds nothing */
-		if (a->ro.skip_fq_check) {
-			pr_warn("--skip-fq-check is for --backend edt: the qdisc backend is the "
-				"root qdisc itself");
-			return 1;
-		}
-		if (!qdisc_ops_available(why, sizeof(why))) {
-			pr_warn("--backend qdisc: %s", why);
-			return 1;
-		}
-		a->fp.c.flags |= AFCD_F_QDISC;
-	}
-	if (a->ro.hook != HOOK_CLSACT) {
-		char why[192];
-
-		if (tcx_available(a->ifindex, why, sizeof(why))) {
-			a->ro.hook = HOOK_TCX;
-		} else if (a->ro.hook == HOOK_TCX) {
-			pr_warn("--attach tcx: %s", why);
-			return 1;
-		} else {
-			a->ro.hook = HOOK_CLSACT;
-			pr_debug("--attach auto: clsact, since %s", why);
-		}
-	}
+	if (attach_check_hooks(a))
+		return 1;
 	if (a->ro.backend == BACKEND_QDISC)
 		return 0;
 	if (a->ro.skip_fq_check) {
@@ -188,6 +155,26 @@ static int attach_check(struct attach *a, int argc, char **argv)
 	return fq_check(a->ifindex, a->dev, &a->fp.c, a->ro.install_fq, &a->fq_installed) ? 1 : 0;
 }
 
+/* Open and load the BPF object over the pins (created or reused), then
+ * open the pins. 0 or 1 (one line printed). */
+static int attach_open_object(struct attach *a)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = AFCD_PIN_DIR);
+
+	a->skel = afcd_bpf__open_opts(&oo);
+	if (!a->skel) {
+		pr_warn("cannot open the BPF object: %s", strerror(errno));
+		return 1;
+	}
+	if (afcd_bpf__load(a->skel)) {
+		pr_warn("cannot load the BPF program (see libbpf's messages above); pinned "
+			"maps of an incompatible version? remove them with 'afcd detach DEV'");
+		return 1;
+	}
+	pins_chmod();
+	return pins_open(&a->p, false) ? 1 : 0;
+}
+
 /* Load the program and its pins (or adopt the ones attached by hand or
  * by a loader run with --keep), write the config, attach to the hook and
  * take over the previous loader's estimate and scan. /metrics starts
@@ -196,7 +183,6 @@ static int attach_check(struct attach *a, int argc, char **argv)
  * attach_teardown(). */
 static int attach_load(struct attach *a)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = AFCD_PIN_DIR);
 	char err[256];
 	int lock, werr, prog_fd;
 	bool attached;
@@ -228,18 +214,7 @@ static int attach_load(struct attach *a)
 		a->adopted = true;
 	} else {
 		attached = false;
-		a->skel = afcd_bpf__open_opts(&oo);
-		if (!a->skel) {
-			pr_warn("cannot open the BPF object: %s", strerror(errno));
-			goto fail_locked;
-		}
-		if (afcd_bpf__load(a->skel)) {
-			pr_warn("cannot load the BPF program (see libbpf's messages above); pinned "
-				"maps of an incompatible version? remove them with 'afcd detach DEV'");
-			goto fail_locked;
-		}
-		pins_chmod();
-		if (pins_open(&a->p, false))
+		if (attach_open_object(a))
 			goto fail_locked;
 	}
 	if (a->ro.backend == BACKEND_QDISC)
@@ -286,15 +261,15 @@ fail_locked:
  * or the interface is lost, taken over or detached. Returns the exit
  * status; sets ro.keep where nothing of ours is left to remove, clears
  * it where what is left must go. */
-static int attach_run(struct attach *a)
+/* Load and arm the refresh timer (--refresh), then the first scan. 0 or
+ * 1 (one line printed). */
+static int attach_arm(struct attach *a)
 {
 	struct loop_state *ls = &a->ls;
-	char where[96];
-	__u64 next;
+	char why[160];
+	int err;
 
 	if (a->ro.refresh != REFRESH_USER) {
-		char why[160];
-
 		ls->ctl = ctl_load(why, sizeof(why));
 		if (!ls->ctl && a->ro.refresh == REFRESH_KERNEL) {
 			pr_warn("--refresh kernel: %s", why);
@@ -303,26 +278,33 @@ static int attach_run(struct attach *a)
 		if (!ls->ctl)
 			pr_info("%s: refreshing from user space", why);
 	}
-	a->start_ns = next = now_ns();
+	a->start_ns = now_ns();
 	a->cpu0_s = cpu_seconds();     /* loading and verifying not counted */
 	ls->last_gc_ns = a->start_ns;
 	if (!loop_tick(&a->p, a->ifindex, ls, a->start_ns)) {   /* the first scan, before arming */
 		pr_warn("%s lost its afcd %s while attaching", a->dev, ls->lost[0] ? ls->lost : "config");
 		return 1;
 	}
-	if (ls->ctl) {
-		int err = ctl_arm(ls->ctl, a->ifindex, a->fp.c.slot);
-
-		ls->kernel = !err;
-		ls->last_arm_ns = a->start_ns;
-		if (err && a->ro.refresh == REFRESH_KERNEL) {
-			pr_warn("--refresh kernel: cannot arm the refresh timer: %s", strerror(-err));
-			return 1;
-		}
-		if (err)
-			pr_info("cannot arm the refresh timer (%s): refreshing from user space",
-				strerror(-err));
+	if (!ls->ctl)
+		return 0;
+	err = ctl_arm(ls->ctl, a->ifindex, a->fp.c.slot);
+	ls->kernel = !err;
+	ls->last_arm_ns = a->start_ns;
+	if (err && a->ro.refresh == REFRESH_KERNEL) {
+		pr_warn("--refresh kernel: cannot arm the refresh timer: %s", strerror(-err));
+		return 1;
 	}
+	if (err)
+		pr_info("cannot arm the refresh timer (%s): refreshing from user space",
+			strerror(-err));
+	return 0;
+}
+
+/* The line that says where afcd runs now (pr_info). */
+static void attach_announce(const struct attach *a)
+{
+	char where[96];
+
 	if (a->ro.backend == BACKEND_QDISC && a->mq_leaves)
 		snprintf(where, sizeof(where), "the qdisc afcd on %s's %d queues (under mq) at "
 			 "the link's own rate", a->dev, a->mq_leaves);
@@ -336,34 +318,33 @@ static int attach_run(struct attach *a)
 	pr_info("%s %s (slot %u), algo %s, refresh every %.3f ms by %s%s",
 		a->adopted ? "adopted" : "attached", where, a->fp.c.slot,
 		afcd_algo_name(a->fp.c.algo),
-		a->fp.c.update_period_ns / 1e6, ls->kernel ? "a BPF timer" : "this process",
+		a->fp.c.update_period_ns / 1e6, a->ls.kernel ? "a BPF timer" : "this process",
 		a->ro.keep ? ", --keep" : "");
+}
 
+/* The refresh loop until a signal, --duration, or the interface is lost
+ * (loop_report_stop() says why; 1). 0 or 1. */
+static int attach_run(struct attach *a)
+{
+	struct loop_state *ls = &a->ls;
+	__u64 next;
+
+	if (attach_arm(a))
+		return 1;
+	next = a->start_ns;
+	attach_announce(a);
 	__atomic_store_n(&a->mctx.ready, 1, __ATOMIC_RELEASE);   /* pins open, config written */
 	while (!stop_flag) {
 		__u64 now, period = loop_tick(&a->p, a->ifindex, ls, now_ns());
+		struct timespec ts;
 
 		if (!period) {
-			if (ls->lost[0]) {
-				/* what is left would run on maps nobody reaches, or
-				 * be a config nothing runs: remove it, exit non-zero
-				 * (systemd's Restart=on-failure attaches anew) */
-				pr_warn("%s: %s: stopping", a->dev, ls->lost);
-				a->ro.keep = false;
-				return 1;
-			}
-			if (ls->taken_over && ls->taken_netns)
-				pr_warn("%s's slot was claimed from another network namespace "
-					"(netns cookie %llu) by the loader with PID %u while this one "
-					"looked stopped: %s has no AQM now; stopping", a->dev,
-					(unsigned long long)ls->taken_netns, ls->taken_over, a->dev);
-			else if (ls->taken_over)
-				pr_warn("%s was taken over by the loader with PID %u: stopping and "
-					"leaving everything to it", a->dev, ls->taken_over);
-			else
-				pr_warn("%s lost its afcd config (detached by someone else?): "
-					"stopping", a->dev);
-			a->ro.keep = true;  /* nothing of ours left to remove */
+			/* pins or program lost: what is left would run on maps
+			 * nobody reaches, or be a config nothing runs: remove it
+			 * (systemd's Restart=on-failure attaches anew); taken
+			 * over or detached: nothing of ours is left to remove */
+			a->ro.keep = !ls->lost[0];
+			loop_report_stop(ls, a->dev);
 			return 1;
 		}
 		a->ticks++;
@@ -377,12 +358,9 @@ static int attach_run(struct attach *a)
 		next += period;                /* live changes of the period apply here */
 		if ((__s64)(next - now) < 0)
 			next = now;                /* fell behind: do not burst */
-		{
-			struct timespec ts = { .tv_sec = (time_t)(next / 1000000000ULL),
-					       .tv_nsec = (long)(next % 1000000000ULL) };
-
-			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-		}
+		ts.tv_sec = (time_t)(next / 1000000000ULL);
+		ts.tv_nsec = (long)(next % 1000000000ULL);
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
 	return 0;
 }

@@ -19,6 +19,26 @@ static const struct opt_def *opt_find(const struct opt_def *t, const char *a)
 	return NULL;
 }
 
+/* An OPT_CHOICE: the index of val among d->choices into *field, or -1
+ * with one line naming them. */
+static int opt_choice(const struct opt_def *d, const char *val, int *field)
+{
+	char list[128] = "";
+	size_t n = 0;
+
+	for (int i = 0; d->choices[i]; i++) {
+		if (!strcmp(val, d->choices[i])) {
+			*field = i;
+			return 0;
+		}
+	}
+	for (int i = 0; d->choices[i] && n < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+				      i ? (d->choices[i + 1] ? ", " : " or ") : "", d->choices[i]);
+	pr_warn("--%s: '%s' is not %s", d->name, val, list);
+	return -1;
+}
+
 /* Store the value of option d (its text in val) into opts. */
 static int opt_store(const struct opt_def *d, const char *val, void *opts)
 {
@@ -72,23 +92,7 @@ static int opt_store(const struct opt_def *d, const char *val, void *opts)
 			*(double *)field = (double)ns / 1e9;
 		return 0;
 	case OPT_CHOICE:
-		for (int i = 0; d->choices[i]; i++) {
-			if (!strcmp(val, d->choices[i])) {
-				*(int *)field = i;
-				return 0;
-			}
-		}
-		{
-			char list[128] = "";
-			size_t n = 0;
-
-			for (int i = 0; d->choices[i] && n < sizeof(list); i++)
-				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
-						      i ? (d->choices[i + 1] ? ", " : " or ") : "",
-						      d->choices[i]);
-			pr_warn("--%s: '%s' is not %s", d->name, val, list);
-		}
-		return -1;
+		return opt_choice(d, val, (int *)field);
 	}
 	{
 		static const char *const want[] = {

@@ -9,8 +9,6 @@
 #include <strings.h>
 #include <sys/types.h>
 
-#include <json-c/json.h>
-
 #include "afcd_config.h"
 #include "afcd_law.h"
 #include "params.h"
@@ -97,130 +95,6 @@ const char *isolate_name(__u32 flags)
 	       (flags & AFCD_F_ISOLATE_DST) ? "dsthost" : "flows";
 }
 
-/* A number in the largest unit not above it, its fraction truncated to
- * three decimals (so that a bound printed is one the parser accepts):
- * 5ms, 100ms, 1.5ms, 17.179s, 100mbit (0 in the smallest unit). */
-static void fmt_scaled(char *b, size_t n, __u64 v, const __u64 *mul, const char *const *unit,
-		       unsigned nu)
-{
-	unsigned i = nu - 1, d = 3;
-	__u64 frac;
-
-	while (i > 0 && v < mul[i])
-		i--;
-	frac = (v % mul[i]) * 1000 / mul[i];
-	if (!frac) {
-		snprintf(b, n, "%llu%s", (unsigned long long)(v / mul[i]), unit[i]);
-		return;
-	}
-	while (frac % 10 == 0) {
-		frac /= 10;
-		d--;
-	}
-	snprintf(b, n, "%llu.%0*llu%s", (unsigned long long)(v / mul[i]), (int)d,
-		 (unsigned long long)frac, unit[i]);
-}
-
-void param_format(const struct param_def *d, __u64 v, char *b, size_t n)
-{
-	static const __u64 tmul[] = { 1, 1000, 1000000, 1000000000ULL };
-	static const char *const tunit[] = { "ns", "us", "ms", "s" };
-	static const __u64 rmul[] = { 1, 1000, 1000000, 1000000000ULL, 1000000000000ULL };
-	static const char *const runit[] = { "bit", "kbit", "mbit", "gbit", "tbit" };
-
-	switch (d->kind) {
-	case P_ALGO:
-		snprintf(b, n, "%s", afcd_algo_name((__u32)v));
-		break;
-	case P_TIME:
-		fmt_scaled(b, n, v, tmul, tunit, 4);
-		break;
-	case P_RATE:
-		fmt_scaled(b, n, v, rmul, runit, 5);
-		break;
-	case P_MILLI:
-		snprintf(b, n, "%g", (double)v / 1e3);
-		break;
-	case P_FLAG:
-		snprintf(b, n, "%s", (v & d->bit) ? "on" : "off");
-		break;
-	case P_CODEL_STATE:
-		snprintf(b, n, "%s", codel_state_name((__u32)v));
-		break;
-	case P_ISOLATE:
-		snprintf(b, n, "%s", isolate_name((__u32)v));
-		break;
-	default:                        /* P_U32, P_BYTES */
-		snprintf(b, n, "%llu", (unsigned long long)v);
-		break;
-	}
-}
-
-__u64 param_value(const struct param_def *d, const struct afcd_config *c)
-{
-	const char *f = (const char *)c + d->off;     /* c is struct params' first member */
-	__u32 u;
-	__u64 v;
-
-	switch (d->kind) {
-	case P_TIME: case P_RATE: case P_BYTES:
-		memcpy(&v, f, sizeof(v));
-		return v;
-	default:                        /* P_ALGO, P_U32, P_MILLI, the flags' word */
-		memcpy(&u, f, sizeof(u));
-		return u;
-	}
-}
-
-/* " (default 5ms; fall 1ms)": the default algo's default, then each algo
- * whose default differs. */
-static size_t help_defaults(const struct param_def *d, char *b, size_t n)
-{
-	struct afcd_config def, c;
-	char v[32];
-	size_t l;
-	unsigned a;
-
-	afcd_config_defaults(&def, AFCD_ALGO_DEFAULT, 0);
-	param_format(d, param_value(d, &def), v, sizeof(v));
-	l = (size_t)snprintf(b, n, " (default %s", v);
-	for (a = 0; a < AFCD_ALGO__MAX && d->kind != P_ALGO && l < n; a++) {
-		afcd_config_defaults(&c, a, 0);
-		if (param_value(d, &c) == param_value(d, &def))
-			continue;
-		param_format(d, param_value(d, &c), v, sizeof(v));
-		l += (size_t)snprintf(b + l, n - l, "; %s %s", afcd_algo_name(a), v);
-	}
-	if (l < n)
-		l += (size_t)snprintf(b + l, n - l, ")");
-	return l;
-}
-
-void param_help(const struct param_def *d, char *b, size_t n)
-{
-	size_t l = (size_t)snprintf(b, n, "%s", d->help);
-	char lo[32], hi[32];
-
-	if (l < n && d->off < offsetof(struct params, limit_bytes) && !(d->pflags & PF_NODEF))
-		l += help_defaults(d, b + l, n - l);
-	if (l < n && d->max) {
-		param_format(d, d->min, lo, sizeof(lo));
-		param_format(d, d->max, hi, sizeof(hi));
-		l += (size_t)snprintf(b + l, n - l, " [%s, %s]", lo, hi);
-	}
-	if (l < n && d->kind == P_ALGO) {
-		unsigned a;
-
-		for (a = 0; a < AFCD_ALGO__MAX && l < n; a++) {
-#define ALGO_DOC_(E, name, law, traits, t, i, u, doc) [AFCD_ALGO_##E] = doc,
-			static const char *const docs[] = { AFCD_ALGOS(ALGO_DOC_) };
-#undef ALGO_DOC_
-			l += (size_t)snprintf(b + l, n - l, "%s %s: %s", a ? ";" : ":", afcd_algo_name(a),
-					      docs[a]);
-		}
-	}
-}
-
 /* The bits of afcd_config.flags a switch or choice owns. */
 static __u32 param_flag_mask(const struct param_def *d)
 {
@@ -246,122 +120,126 @@ int param_index(const char *name)
 	return -1;
 }
 
-/* Set one parameter from text. Returns 0, or -1 with a message in err. */
-int param_set(struct params *p, const char *name, const char *val,
-			    char *err, size_t errlen)
+/* algo: the index of the name val in *out, or -1 naming the algos. */
+static int parse_algo(const char *val, __u32 *out, char *err, size_t errlen)
 {
-	int i = param_index(name);
-	const struct param_def *d;
-	void *field;
+	unsigned a;
+	int l;
+
+	for (a = 0; a < AFCD_ALGO__MAX; a++)
+		if (!strcmp(val, afcd_algo_name(a))) {
+			*out = a;
+			return 0;
+		}
+	l = snprintf(err, errlen, "algo: '%s' is not one of", val);
+	for (a = 0; a < AFCD_ALGO__MAX && l > 0 && (size_t)l < errlen; a++)
+		l += snprintf(err + l, errlen - (size_t)l, "%s %s", a ? "," : "", afcd_algo_name(a));
+	return -1;
+}
+
+/* A switch or a choice (P_FLAG, P_ISOLATE, P_CODEL_STATE) into
+ * p->c.flags. 0, or -1 with the message in err. */
+static int parse_choice(const struct param_def *d, struct params *p, const char *val,
+			char *err, size_t errlen)
+{
+	__u32 bits = 0;
+
+	if (d->kind == P_FLAG) {
+		if (!strcmp(val, "on") || !strcmp(val, "1") || !strcmp(val, "yes"))
+			bits = d->bit;
+		else if (strcmp(val, "off") && strcmp(val, "0") && strcmp(val, "no")) {
+			snprintf(err, errlen, "%s: '%s' is not on or off", d->name, val);
+			return -1;
+		}
+	} else if (d->kind == P_ISOLATE) {
+		if (!strcmp(val, "srchost"))
+			bits = AFCD_F_ISOLATE_SRC;
+		else if (!strcmp(val, "dsthost"))
+			bits = AFCD_F_ISOLATE_DST;
+		else if (strcmp(val, "flows")) {
+			snprintf(err, errlen, "isolate: '%s' is not flows, srchost or dsthost", val);
+			return -1;
+		}
+	} else if (codel_state_bits(val, &bits)) {
+		snprintf(err, errlen, "codel_state: '%s' is not per-flow, global or queue", val);
+		return -1;
+	}
+	p->c.flags = (p->c.flags & ~param_flag_mask(d)) | bits;
+	return 0;
+}
+
+/* A number of d's kind (P_TIME, P_RATE, P_BYTES: u64; P_U32; P_MILLI:
+ * thousandths) into field; its range is params_validate()'s. 0, or -1
+ * with the message in err. */
+static int parse_amount(const struct param_def *d, const char *val, void *field, char *err,
+			size_t errlen)
+{
+	const char *u;
+	unsigned long x;
+	char *end;
+	double m;
 	__u64 v;
+
+	switch (d->kind) {
+	case P_TIME:
+		if (parse_time_ns(val, &v))
+			goto bad;
+		break;
+	case P_RATE:
+		if (parse_rate_bps(val, &v))
+			goto bad;
+		break;
+	case P_BYTES:
+		if (parse_bytes(val, &v))
+			goto bad;
+		break;
+	case P_U32:
+		errno = 0;
+		x = strtoul(val, &end, 10);
+		if (errno || *end || end == val || x > 0xffffffffUL)
+			goto bad;
+		*(__u32 *)field = (__u32)x;
+		return 0;
+	default:                        /* P_MILLI */
+		if (parse_number(val, &m, &u) || *u || m < 0 || m * 1e3 > (double)d->max)
+			goto bad;
+		*(__u32 *)field = (__u32)(m * 1000 + 0.5);
+		return 0;
+	}
+	*(__u64 *)field = v;
+	return 0;
+bad:
+	snprintf(err, errlen, "%s: '%s' is not %s", d->name, val,
+		 d->kind == P_TIME ? "a time (e.g. 5ms, 100us, 1s)" :
+		 d->kind == P_RATE ? "a rate (e.g. 100mbit, 10gbit)" :
+		 d->kind == P_BYTES ? "a size in bytes (e.g. 1500, 64k)" :
+		 d->kind == P_U32 ? "a whole number" : "a number in [0.001, 1000]");
+	return -1;
+}
+
+/* Set one parameter from text. Returns 0, or -1 with a message in err. */
+int param_set(struct params *p, const char *name, const char *val, char *err, size_t errlen)
+{
+	int i = param_index(name), rc;
+	const struct param_def *d;
 
 	if (i < 0) {
 		snprintf(err, errlen, "unknown parameter '%s'", name);
 		return -1;
 	}
 	d = &params_table[i];
-	field = (char *)p + d->off;
 	if (!val) {
 		snprintf(err, errlen, "%s: missing value", d->name);
 		return -1;
 	}
-	switch (d->kind) {
-	case P_ALGO: {
-		unsigned a;
-
-		for (a = 0; a < AFCD_ALGO__MAX; a++)
-			if (!strcmp(val, afcd_algo_name(a)))
-				break;
-		if (a == AFCD_ALGO__MAX) {
-			int l = snprintf(err, errlen, "algo: '%s' is not one of", val);
-
-			for (a = 0; a < AFCD_ALGO__MAX && l > 0 && (size_t)l < errlen; a++)
-				l += snprintf(err + l, errlen - (size_t)l, "%s %s", a ? "," : "",
-					      afcd_algo_name(a));
-			return -1;
-		}
-		*(__u32 *)field = a;
-		break;
-	}
-	case P_TIME:
-		if (parse_time_ns(val, &v)) {
-			snprintf(err, errlen, "%s: '%s' is not a time (e.g. 5ms, 100us, 1s)", d->name, val);
-			return -1;
-		}
-		*(__u64 *)field = v;
-		break;
-	case P_RATE:
-		if (parse_rate_bps(val, &v)) {
-			snprintf(err, errlen, "%s: '%s' is not a rate (e.g. 100mbit, 10gbit)", d->name, val);
-			return -1;
-		}
-		*(__u64 *)field = v;
-		break;
-	case P_BYTES:
-		if (parse_bytes(val, &v)) {
-			snprintf(err, errlen, "%s: '%s' is not a size in bytes (e.g. 1500, 64k)", d->name, val);
-			return -1;
-		}
-		*(__u64 *)field = v;
-		break;
-	case P_U32: {
-		char *end;
-		unsigned long x;
-
-		errno = 0;
-		x = strtoul(val, &end, 10);
-		if (errno || *end || end == val || x > 0xffffffffUL) {
-			snprintf(err, errlen, "%s: '%s' is not a whole number", d->name, val);
-			return -1;
-		}
-		*(__u32 *)field = (__u32)x;
-		break;
-	}
-	case P_MILLI: {
-		const char *u;
-		double x;
-
-		if (parse_number(val, &x, &u) || *u || x < 0 || x * 1e3 > (double)d->max) {
-			snprintf(err, errlen, "%s: '%s' is not a number in [%g, %g]", d->name, val,
-				 d->min / 1e3, d->max / 1e3);
-			return -1;
-		}
-		*(__u32 *)field = (__u32)(x * 1000 + 0.5);
-		break;
-	}
-	case P_FLAG:
-		if (!strcmp(val, "on") || !strcmp(val, "1") || !strcmp(val, "yes"))
-			p->c.flags |= d->bit;
-		else if (!strcmp(val, "off") || !strcmp(val, "0") || !strcmp(val, "no"))
-			p->c.flags &= ~d->bit;
-		else {
-			snprintf(err, errlen, "%s: '%s' is not on or off", d->name, val);
-			return -1;
-		}
-		break;
-	case P_ISOLATE:
-		p->c.flags &= ~(AFCD_F_ISOLATE_SRC | AFCD_F_ISOLATE_DST);
-		if (!strcmp(val, "srchost"))
-			p->c.flags |= AFCD_F_ISOLATE_SRC;
-		else if (!strcmp(val, "dsthost"))
-			p->c.flags |= AFCD_F_ISOLATE_DST;
-		else if (strcmp(val, "flows")) {
-			snprintf(err, errlen, "isolate: '%s' is not flows, srchost or dsthost", val);
-			return -1;
-		}
-		break;
-	case P_CODEL_STATE:
-	{
-		__u32 bits;
-
-		if (codel_state_bits(val, &bits)) {
-			snprintf(err, errlen, "codel_state: '%s' is not per-flow, global or queue", val);
-			return -1;
-		}
-		p->c.flags = (p->c.flags & ~AFCD_F_CODEL_STATE) | bits;
-		break;
-	}
-	}
+	if (d->kind == P_ALGO)
+		rc = parse_algo(val, &p->c.algo, err, errlen);
+	else if (d->kind == P_FLAG || d->kind == P_ISOLATE || d->kind == P_CODEL_STATE)
+		rc = parse_choice(d, p, val, err, errlen);
+	else
+		rc = parse_amount(d, val, (char *)p + d->off, err, errlen);
+	if (rc)
+		return rc;
 	p->set |= 1ULL << i;
 	return 0;
 }
@@ -500,113 +378,4 @@ struct params params_from_config(const struct afcd_config *c)
 
 	p.set &= ~(1ULL << param_index("limit"));
 	return p;
-}
-
-struct json_object *params_to_json(const struct afcd_config *c)
-{
-	struct json_object *o = json_object_new_object();
-	unsigned i;
-
-	for (i = 0; i < PARAMS_N; i++) {
-		const struct param_def *d = &params_table[i];
-		const char *v = (const char *)c + (d->off - offsetof(struct params, c));
-		struct json_object *j;
-		const char *key = d->name;
-
-		if (d->off >= offsetof(struct params, limit_bytes))
-			continue;               /* limit: not stored, the horizon stands for it */
-		switch (d->kind) {
-		case P_ALGO:
-			j = json_object_new_string(afcd_algo_name(c->algo));
-			break;
-		case P_FLAG:
-			j = json_object_new_boolean(!!(c->flags & d->bit));
-			break;
-		case P_CODEL_STATE:
-			j = json_object_new_string(codel_state_name(c->flags));
-			break;
-		case P_ISOLATE:
-			j = json_object_new_string(isolate_name(c->flags));
-			break;
-		case P_MILLI: {
-			__u32 m;
-
-			memcpy(&m, v, sizeof(m));
-			j = json_object_new_double(m / 1e3);
-			break;
-		}
-		case P_U32: {
-			__u32 u;
-
-			memcpy(&u, v, sizeof(u));
-			j = json_object_new_int64(u);
-			key = d->field;
-			break;
-		}
-		default: {                      /* P_TIME, P_RATE, P_BYTES: __u64 */
-			__u64 u;
-
-			memcpy(&u, v, sizeof(u));
-			j = json_object_new_uint64(u);
-			key = d->field;
-			break;
-		}
-		}
-		json_object_object_add(o, key, j);
-	}
-	return o;
-}
-
-/* The unit a number is given in, for `afcd params -j`. */
-static const char *param_unit_name(enum param_kind k)
-{
-	switch (k) {
-	case P_TIME:  return "time";
-	case P_RATE:  return "bit/s";
-	case P_BYTES: return "bytes";
-	case P_MILLI: return "number";
-	case P_U32:   return "count";
-	default:      return "choice";
-	}
-}
-
-struct json_object *params_table_json(void)
-{
-	struct json_object *all = json_object_new_array();
-	struct afcd_config def, c;
-	char v[32];
-	unsigned i, a;
-
-	afcd_config_defaults(&def, AFCD_ALGO_DEFAULT, 0);
-	for (i = 0; i < PARAMS_N; i++) {
-		const struct param_def *d = &params_table[i];
-		struct json_object *o = json_object_new_object(), *per;
-		bool has_def = d->off < offsetof(struct params, limit_bytes) &&
-			       !(d->pflags & PF_NODEF);
-
-		json_object_object_add(o, "name", json_object_new_string(d->name));
-		json_object_object_add(o, "unit", json_object_new_string(param_unit_name(d->kind)));
-		json_object_object_add(o, "help", json_object_new_string(d->help));
-		if (has_def) {
-			param_format(d, param_value(d, &def), v, sizeof(v));
-			json_object_object_add(o, "default", json_object_new_string(v));
-		}
-		if (has_def && d->kind != P_ALGO) {
-			per = json_object_new_object();
-			for (a = 0; a < AFCD_ALGO__MAX; a++) {
-				afcd_config_defaults(&c, a, 0);
-				param_format(d, param_value(d, &c), v, sizeof(v));
-				json_object_object_add(per, afcd_algo_name(a), json_object_new_string(v));
-			}
-			json_object_object_add(o, "default_per_algo", per);
-		}
-		if (d->max) {
-			param_format(d, d->min, v, sizeof(v));
-			json_object_object_add(o, "min", json_object_new_string(v));
-			param_format(d, d->max, v, sizeof(v));
-			json_object_object_add(o, "max", json_object_new_string(v));
-		}
-		json_object_array_add(all, o);
-	}
-	return all;
 }

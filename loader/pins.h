@@ -80,6 +80,17 @@ int config_delete_locked(struct pins *p, __u32 ifindex, struct afcd_config *old)
 typedef void (*flow_fn)(int fd, __u64 id, struct afcd_flow *f, void *arg);
 long flows_each(struct pins *p, __u32 ifindex, flow_fn fn, void *arg);
 
+/* The state an interface's slot keeps beside its config (slots.c):
+ * pins_forget_flows() deletes ifindex's flow entries and count keys;
+ * pins_restart_samples() starts its shadow buffer's books over (count
+ * keys, the slot's histogram, every flow's m_i), as a new sb_size needs;
+ * pins_hist_reset() zeroes the slot's histogram (0 or -errno);
+ * pins_zero_samples() sets every flow's m_i of ifindex to 0. */
+void pins_forget_flows(struct pins *p, __u32 ifindex);
+void pins_restart_samples(struct pins *p, __u32 slot, __u32 ifindex);
+int pins_hist_reset(struct pins *p, __u32 slot);
+void pins_zero_samples(struct pins *p, __u32 ifindex);
+
 /* How long a slot's loader may go without a scan before it counts as
  * stopped, whatever namespace it runs in: 40 scan periods. */
 #define AFCD_OWNER_STALE_NS (40 * AFCD_SCAN_PERIOD_NS)

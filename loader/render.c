@@ -137,6 +137,79 @@ static struct json_object *json_flow(const struct flow_row *r)
 #define U64(v) json_object_new_uint64((__u64)(v))
 #define I64(v) json_object_new_int64((long long)(v))
 
+/* The aggregates' counters (enum afcd_agg), by name. */
+static struct json_object *json_aggregates(const struct afcd_queue *q)
+{
+	struct json_object *ja = json_object_new_object();
+	size_t i;
+
+	for (i = 0; i < AFCD_AGG__MAX; i++) {
+		struct json_object *o1 = json_object_new_object();
+		const struct afcd_flow *f = &q->agg[i];
+
+		ADD(o1, "packets", U64(f->packets));
+		ADD(o1, "bytes", U64(f->bytes));
+		ADD(o1, "drops", U64(f->drops));
+		ADD(o1, "marks", U64(f->marks));
+		ADD(o1, "m_i", U64(f->m_i));
+		ADD(ja, agg_names[i], o1);
+	}
+	return ja;
+}
+
+/* The estimates a packet is judged against and the refresh's state. */
+static struct json_object *json_estimates(const struct snapshot *s1)
+{
+	const struct afcd_queue *q = &s1->q;
+	const struct afcd_fair *fs = &s1->fair;
+	bool fresh = est_fresh(s1);
+	struct json_object *je;
+
+	je = json_object_new_object();
+	ADD(je, "n_flows", I64(q->n_active));
+	ADD(je, "m_fair", U64(fs->m_fair));
+	ADD(je, "global_target_ns", U64(fs->gt_ns));
+	ADD(je, "n_long", U64(s1->e.n_long));
+	ADD(je, "waterline", U64(fs->waterline));
+	ADD(je, "arrival_bps", U64(s1->e.arrival_bps));
+	ADD(je, "loader_fresh", json_object_new_boolean(fresh));
+	ADD(je, "heartbeat_age_ns", I64(s1->e.heartbeat_ns ? (long long)(s1->t_ns - s1->e.heartbeat_ns)
+							     : -1LL));
+	ADD(je, "loader_pid", U64(s1->s.loader_pid));
+	ADD(je, "refreshes", U64(s1->e.refreshes));
+	ADD(je, "ctrl_milli", I64(s1->e.ctrl_milli));
+	ADD(je, "refresher", json_object_new_string(refresher_name(s1)));
+	ADD(je, "refresh_busy_ns", U64(s1->e.busy_ns));
+	ADD(je, "scans", U64(s1->s.scans));
+	ADD(je, "fair_rate_bps", U64(fs->fair_rate_bps));
+	ADD(je, "mice_samples", U64(fs->mice_samples));
+	ADD(je, "drain_milli", U64(s1->e.drain_milli));
+	ADD(je, "crowd_gate_ns", U64(s1->e.crowd_gate_ns));
+	return je;
+}
+
+/* root, then the flows streamed into it: the object without its last
+ * brace, then one flow at a time, so that 65,536 flows never sit in
+ * memory as JSON objects at once (they took 243 MB). */
+static void json_print_with_flows(struct json_object *root, const struct flow_row *rows,
+				  size_t shown)
+{
+	const char *text = json_object_to_json_string_ext(root, JSON_FLAGS);
+	size_t i;
+
+	fwrite(text, 1, strlen(text) - 1, stdout);
+	fputs(",\"flows\":[", stdout);
+	for (i = 0; i < shown; i++) {
+		struct json_object *jf = json_flow(&rows[i]);
+
+		if (i)
+			fputc(',', stdout);
+		fputs(json_object_to_json_string_ext(jf, JSON_FLAGS), stdout);
+		json_object_put(jf);
+	}
+	puts("]}");
+}
+
 static void render_json(const char *dev, __u32 ifindex, const char *hook,
 			const struct snapshot *s1,
 			const struct flow_row *rows, size_t shown, unsigned long long live_flows,
@@ -144,9 +217,7 @@ static void render_json(const char *dev, __u32 ifindex, const char *hook,
 			const struct stats_opts *o)
 {
 	const struct afcd_queue *q = &s1->q;
-	struct json_object *root = json_object_new_object(), *jq, *je, *jg;
-	bool fresh = est_fresh(s1);
-	const struct afcd_fair *fs = &s1->fair;
+	struct json_object *root = json_object_new_object(), *jq, *jg;
 	size_t i;
 
 	ADD(root, "dev", json_object_new_string(dev));
@@ -178,70 +249,39 @@ static void render_json(const char *dev, __u32 ifindex, const char *hook,
 	ADD(jq, "dt_s", json_object_new_double(dt));
 	ADD(jq, "dropping", U64(q->gcv.dropping));
 	ADD(jq, "codel_count", U64(q->gcv.count));
-	{
-		struct json_object *ja = json_object_new_object();
-
-		for (i = 0; i < AFCD_AGG__MAX; i++) {
-			struct json_object *o1 = json_object_new_object();
-			const struct afcd_flow *f = &q->agg[i];
-
-			ADD(o1, "packets", U64(f->packets));
-			ADD(o1, "bytes", U64(f->bytes));
-			ADD(o1, "drops", U64(f->drops));
-			ADD(o1, "marks", U64(f->marks));
-			ADD(o1, "m_i", U64(f->m_i));
-			ADD(ja, agg_names[i], o1);
-		}
-		ADD(jq, "aggregates", ja);
-	}
+	ADD(jq, "aggregates", json_aggregates(q));
 	ADD(root, "queue", jq);
 
-	je = json_object_new_object();
-	ADD(je, "n_flows", I64(q->n_active));
-	ADD(je, "m_fair", U64(fs->m_fair));
-	ADD(je, "global_target_ns", U64(fs->gt_ns));
-	ADD(je, "n_long", U64(s1->e.n_long));
-	ADD(je, "waterline", U64(fs->waterline));
-	ADD(je, "arrival_bps", U64(s1->e.arrival_bps));
-	ADD(je, "loader_fresh", json_object_new_boolean(fresh));
-	ADD(je, "heartbeat_age_ns", I64(s1->e.heartbeat_ns ? (long long)(s1->t_ns - s1->e.heartbeat_ns)
-							     : -1LL));
-	ADD(je, "loader_pid", U64(s1->s.loader_pid));
-	ADD(je, "refreshes", U64(s1->e.refreshes));
-	ADD(je, "ctrl_milli", I64(s1->e.ctrl_milli));
-	ADD(je, "refresher", json_object_new_string(refresher_name(s1)));
-	ADD(je, "refresh_busy_ns", U64(s1->e.busy_ns));
-	ADD(je, "scans", U64(s1->s.scans));
-	ADD(je, "fair_rate_bps", U64(fs->fair_rate_bps));
-	ADD(je, "mice_samples", U64(fs->mice_samples));
-	ADD(je, "drain_milli", U64(s1->e.drain_milli));
-	ADD(je, "crowd_gate_ns", U64(s1->e.crowd_gate_ns));
-	ADD(root, "estimates", je);
+	ADD(root, "estimates", json_estimates(s1));
 
 	jg = json_object_new_object();
 	json_counters(jg, gstat_keys, s1->global, AFCD_G__MAX);
 	ADD(root, "global", jg);
-	if (!o->flows) {
+	if (!o->flows)
 		puts(json_object_to_json_string_ext(root, JSON_FLAGS));
-	} else {
-		/* streamed: the object without its last brace, then one flow
-		 * at a time, so that 65,536 flows never sit in memory as JSON
-		 * objects at once (they took 243 MB) */
-		const char *text = json_object_to_json_string_ext(root, JSON_FLAGS);
-
-		fwrite(text, 1, strlen(text) - 1, stdout);
-		fputs(",\"flows\":[", stdout);
-		for (i = 0; i < shown; i++) {
-			struct json_object *jf = json_flow(&rows[i]);
-
-			if (i)
-				fputc(',', stdout);
-			fputs(json_object_to_json_string_ext(jf, JSON_FLAGS), stdout);
-			json_object_put(jf);
-		}
-		puts("]}");
-	}
+	else
+		json_print_with_flows(root, rows, shown);
 	json_object_put(root);
+}
+
+/* The flow table, one line a flow, fastest first. */
+static void text_flows(const struct flow_row *rows, size_t shown)
+{
+	size_t i;
+
+	printf("\n %-52s %12s %6s %10s %10s %7s %7s\n", "flow", "rate", "m_i", "target_i",
+	       "sojourn", "drops", "marks");
+	for (i = 0; i < shown; i++) {
+		const struct flow_row *r = &rows[i];
+		char key[160], rt[32], tg[32], sj[32];
+
+		fmt_key(key, sizeof(key), &r->f.key);
+		fmt_rate(rt, sizeof(rt), r->rate_bps);
+		fmt_time(tg, sizeof(tg), (double)r->f.target_ns);
+		fmt_time(sj, sizeof(sj), (double)r->f.last_sojourn_ns);
+		printf(" %-52s %12s %6u %10s %10s %7llu %7llu\n", key, rt, r->f.m_i, tg, sj,
+		       (unsigned long long)r->f.drops, (unsigned long long)r->f.marks);
+	}
 }
 
 void render_stats(const char *dev, __u32 ifindex, const char *hook, const struct snapshot *s0,
@@ -257,7 +297,7 @@ void render_stats(const char *dev, __u32 ifindex, const char *hook, const struct
 			    (long long)s1->s.gc_deleted;
 	__u32 m_fair = s1->fair.m_fair;
 	__u64 gt = s1->fair.gt_ns;
-	size_t i, shown = nrows < (size_t)o->top ? nrows : (size_t)o->top;
+	size_t shown = nrows < (size_t)o->top ? nrows : (size_t)o->top;
 
 	if (evicted < 0)
 		evicted = 0;
@@ -310,19 +350,6 @@ void render_stats(const char *dev, __u32 ifindex, const char *hook, const struct
 		text_counters(gstat_keys, s1->global, AFCD_G__MAX);
 		printf("\n");
 	}
-	if (!o->flows)
-		return;
-	printf("\n %-52s %12s %6s %10s %10s %7s %7s\n", "flow", "rate", "m_i", "target_i",
-	       "sojourn", "drops", "marks");
-	for (i = 0; i < shown; i++) {
-		const struct flow_row *r = &rows[i];
-		char key[160], rt[32], tg[32], sj[32];
-
-		fmt_key(key, sizeof(key), &r->f.key);
-		fmt_rate(rt, sizeof(rt), r->rate_bps);
-		fmt_time(tg, sizeof(tg), (double)r->f.target_ns);
-		fmt_time(sj, sizeof(sj), (double)r->f.last_sojourn_ns);
-		printf(" %-52s %12s %6u %10s %10s %7llu %7llu\n", key, rt, r->f.m_i, tg, sj,
-		       (unsigned long long)r->f.drops, (unsigned long long)r->f.marks);
-	}
+	if (o->flows)
+		text_flows(rows, shown);
 }

@@ -214,3 +214,19 @@ __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now)
 	}
 	return AFCD_SCAN_PERIOD_NS;
 }
+
+void loop_report_stop(const struct loop_state *ls, const char *dev)
+{
+	if (ls->lost[0])
+		pr_warn("%s: %s: stopping", dev, ls->lost);
+	else if (ls->taken_over && ls->taken_netns)
+		pr_warn("%s's slot was claimed from another network namespace (netns cookie %llu) "
+			"by the loader with PID %u while this one looked stopped: %s has no AQM "
+			"now; stopping", dev, (unsigned long long)ls->taken_netns, ls->taken_over,
+			dev);
+	else if (ls->taken_over)
+		pr_warn("%s was taken over by the loader with PID %u: stopping and leaving "
+			"everything to it", dev, ls->taken_over);
+	else
+		pr_warn("%s lost its afcd config (detached by someone else?): stopping", dev);
+}

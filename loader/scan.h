@@ -65,6 +65,11 @@ struct loop_state {
  * ls->taken_over set) or lost its pins or program (ls->lost says which). */
 __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now);
 
+/* Why the loop stopped (loop_tick() returned 0), one line (pr_warn): the
+ * pins or program lost (ls->lost), the interface taken over (by a loader
+ * of this namespace, or claimed from another), or its config gone. */
+void loop_report_stop(const struct loop_state *ls, const char *dev);
+
 /* Claim slot's scan for this loader, pins_lock() held, right after its
  * config is written: the scan so far into ls->sc (the counts of the loader
  * before carry on), then this loader's PID and a fresh random token
