@@ -79,6 +79,65 @@ AFCD_INLINE __u64 afcd_sb_capacity(__u32 sb_size, __u64 rate_bps, __u64 arrival_
  * load's average: the next load starts an average of its own. */
 #define AFCD_IDLE_LOAD_DIV 64
 
+/* The offered load (afcd_est.arrival_bps) after the bytes sampled since
+ * the last refresh, dt_ns ago (0: the first refresh). A load that starts
+ * after an idle spell is averaged from its own start (time constant the
+ * load's age until it reaches window/2): a low-pass rising from zero took
+ * 1.5 s to see a flood that had held the queue at the horizon from its
+ * first packet, and the responsive flows starting with it lost their slow
+ * start to the horizon (closed loop, tests/bpf/loop.h). */
+AFCD_INLINE void afcd_refresh_load(const struct afcd_config *c, struct afcd_est *e,
+				   __u64 sampled, __u64 rate, __u64 dt_ns)
+{
+	__u64 tau = c->window_ns / 2, age = (__u64)e->load_age_ms * 1000000ULL;
+
+	if (!dt_ns)
+		return;
+	e->arrival_bps = afcd_rate_ewma(e->arrival_bps, sampled - e->prev_sampled, dt_ns,
+					age < tau ? age : tau);
+	if (rate && e->arrival_bps < rate / AFCD_IDLE_LOAD_DIV)
+		e->load_age_ms = 0;
+	else if (e->load_age_ms < (1u << 30))
+		e->load_age_ms += (__u32)(dt_ns / 1000000ULL) ? (__u32)(dt_ns / 1000000ULL) : 1;
+}
+
+/* The queue's backlog, ns: the mean sojourn of the packets passed since
+ * the last refresh, or (none passed) what the EDT clock holds ahead of
+ * now. */
+AFCD_INLINE __u64 afcd_refresh_backlog(const struct afcd_queue *q, struct afcd_est *e, __u64 now)
+{
+	__u64 passed = q->stats[AFCD_S_PASSED], sum = q->sojourn_sum_ns, t_last = q->t_last_ns;
+	__u64 backlog = t_last > now ? t_last - now : 0;
+
+	if (passed > e->prev_passed && e->prev_passed)
+		backlog = (sum - e->prev_sojourn_sum_ns) / (passed - e->prev_passed);
+	e->prev_passed = passed;
+	e->prev_sojourn_sum_ns = sum;
+	return backlog;
+}
+
+/* The fair rate for the policer: the water level's share of the ring's
+ * samples (of sb_size once it is full) of the offered load (at least the
+ * rate), falling at once and rising with time constant window, times the
+ * drain factor; 0 when nobody is above the level. */
+AFCD_INLINE void afcd_refresh_fair_rate(const struct afcd_config *c, const struct afcd_scan *s,
+					struct afcd_est *e, __u64 rate, __u64 dt_ns)
+{
+	__u64 level;
+
+	if (!s->waterline || s->waterline >= s->max_count || !c->sb_size) {
+		e->fair_level_bps = 0;
+		e->fair_rate_bps = 0;
+		return;
+	}
+	level = (__u64)s->waterline * (e->arrival_bps > rate ? e->arrival_bps : rate) /
+		(s->samples && s->samples < c->sb_size ? s->samples : c->sb_size);
+	e->fair_level_bps = !e->fair_level_bps || level <= e->fair_level_bps ? level :
+		afcd_rate_ewma(e->fair_level_bps, level / 8 * dt_ns / AFCD_NSEC_PER_SEC,
+			       dt_ns, c->window_ns);
+	e->fair_rate_bps = e->fair_level_bps * e->drain_milli / 1000;
+}
+
 /*
  * One refresh (ALGORITHM.md sec. 3 and 5), at time now (ns):
  *  - offered load: EWMA of the bytes the samples since the last refresh
@@ -114,51 +173,30 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 			      const struct afcd_scan *s, struct afcd_est *e, __u64 now)
 {
 	__u64 sampled = q->astats[AFCD_A_SAMPLED_BYTES];
-	__u64 passed = q->stats[AFCD_S_PASSED];
-	__u64 sum = q->sojourn_sum_ns, t_last = q->t_last_ns;
-	__s32 n_active = q->n_active;
-	__u64 backlog, gt, qt_ns, dt_ns;
+	__s32 n_active = q->n_active, n;
+	__u64 rate = afcd_rate_of(c, q), backlog, gt, qt_ns, dt_ns;
+	__u32 traits = afcd_algo_row(c->algo).traits;
+	__u32 anchor;
 	__s64 qm, qt;
-	__u64 rate = afcd_rate_of(c, q);
-	__s32 n;
 
 	if (!c->sample_bytes)
 		return;
 	dt_ns = e->prev_t_ns && now > e->prev_t_ns ? now - e->prev_t_ns : 0;
-	if (dt_ns) {
-		/* a load that starts after an idle spell is averaged from its
-		 * own start (time constant the load's age until it reaches
-		 * window/2): a low-pass rising from zero took 1.5 s to see a
-		 * flood that had held the queue at the horizon from its first
-		 * packet, and the responsive flows starting with it lost their
-		 * slow start to the horizon (closed loop, tests/bpf/loop.h) */
-		__u64 tau = c->window_ns / 2, age = (__u64)e->load_age_ms * 1000000ULL;
-
-		e->arrival_bps = afcd_rate_ewma(e->arrival_bps, sampled - e->prev_sampled,
-						dt_ns, age < tau ? age : tau);
-		if (rate && e->arrival_bps < rate / AFCD_IDLE_LOAD_DIV)
-			e->load_age_ms = 0;
-		else if (e->load_age_ms < (1u << 30))
-			e->load_age_ms += (__u32)(dt_ns / 1000000ULL) ? (__u32)(dt_ns / 1000000ULL) : 1;
-	}
+	afcd_refresh_load(c, e, sampled, rate, dt_ns);
 	e->prev_t_ns = now;
 	e->prev_sampled = sampled;
-
-	backlog = t_last > now ? t_last - now : 0;
-	if (passed > e->prev_passed && e->prev_passed)
-		backlog = (sum - e->prev_sojourn_sum_ns) / (passed - e->prev_passed);
-	e->prev_passed = passed;
-	e->prev_sojourn_sum_ns = sum;
+	backlog = afcd_refresh_backlog(q, e, now);
 
 	n = s->n_long ? (__s32)s->n_long : n_active;
 	gt = afcd_fall_global_target_ns(c->rtt_ns, n, 2 * afcd_tx_ns(c->mtu_bytes, rate),
 					c->interval_ns);
+	anchor = s->waterline ? s->waterline : afcd_m_fair_fallback(c->sb_size, n_active);
 	if (!rate) {
 		/* the link's rate is not known yet (a qdisc without a rate
 		 * that has never been backlogged): it has carried all it was
 		 * offered, so nobody is above the level: the anchor as m_fair,
 		 * no fair rate, no controller state */
-		e->m_fair = s->waterline ? s->waterline : afcd_m_fair_fallback(c->sb_size, n_active);
+		e->m_fair = anchor;
 		e->ctrl_milli = 0;
 		e->q_old_milli = 0;
 		e->drain_milli = 1000;
@@ -166,35 +204,17 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 		e->fair_rate_bps = 0;
 		goto out;
 	}
-	qt_ns = afcd_algo_row(c->algo).traits & AFCD_T_GTARGET ? gt : c->target_ns;
+	qt_ns = traits & AFCD_T_GTARGET ? gt : c->target_ns;
 	qm = afcd_backlog_milli_samples(backlog, rate, c->sample_bytes);
 	qt = afcd_backlog_milli_samples(qt_ns, rate, c->sample_bytes);
 	e->m_fair = afcd_afd_m_fair(&e->ctrl_milli, e->q_old_milli, qm, qt, c->alpha_milli,
-				    c->beta_milli, c->sb_size,
-				    s->waterline ? s->waterline :
-				    afcd_m_fair_fallback(c->sb_size, n_active),
-				    !!(afcd_algo_row(c->algo).traits & AFCD_T_LIFT));
+				    c->beta_milli, c->sb_size, anchor, !!(traits & AFCD_T_LIFT));
 	e->q_old_milli = qm;
 	e->drain_milli = afcd_drain_milli(backlog, qt_ns, c->horizon_ns);
-	if (s->waterline && s->waterline < s->max_count && c->sb_size) {
-		/* the water level's share of the ring's samples (of sb_size
-		 * once it is full) of the offered load */
-		__u64 level = (__u64)s->waterline *
-			(e->arrival_bps > rate ? e->arrival_bps : rate) /
-			(s->samples && s->samples < c->sb_size ? s->samples : c->sb_size);
-
-		e->fair_level_bps = !e->fair_level_bps || level <= e->fair_level_bps ? level :
-			afcd_rate_ewma(e->fair_level_bps, level / 8 * dt_ns / AFCD_NSEC_PER_SEC,
-				       dt_ns, c->window_ns);
-		e->fair_rate_bps = e->fair_level_bps * e->drain_milli / 1000;
-	} else {
-		e->fair_level_bps = 0;
-		e->fair_rate_bps = 0;
-	}
+	afcd_refresh_fair_rate(c, s, e, rate, dt_ns);
 	e->crowd_gate_ns = afcd_gate_step(e->crowd_gate_ns,
 					  afcd_police_gate_ns(c->target_ns,
-							      afcd_algo_row(c->algo).traits &
-							      AFCD_T_GTARGET ? gt : 0),
+							      traits & AFCD_T_GTARGET ? gt : 0),
 					  dt_ns, q->stats[AFCD_S_IDLE_NS] - e->prev_idle_ns,
 					  q->stats[AFCD_S_POLICE_DROP] - e->prev_police_drop,
 					  c->window_ns);

@@ -84,6 +84,109 @@ AFCD_INLINE const __u8 *afcd_at(const __u8 *base, const __u8 *end, __u32 len, in
 	return base + off;
 }
 
+/* A header parsed, the parser goes on at *off with the protocol *l4. */
+#define AFCD_PARSE_MORE (-1)
+
+/* The IPv4 header at *off: the key's addresses (IPv4-mapped) and
+ * protocol, the ECN field. AFCD_PARSE_MORE (*off past it, *l4 its
+ * protocol), AFCD_P_IP for a fragment (no ports to read), or
+ * AFCD_P_MALFORMED. */
+AFCD_INLINE int afcd_parse_ipv4(const __u8 *base, const __u8 *end, __u32 len, int copy,
+				__u32 *off, __u8 *l4, struct afcd_pkt *p)
+{
+	const __u8 *h;
+	__u32 ihl;
+	__u16 frag;
+
+	p->family = 4;
+	p->key.family = 4;
+	h = afcd_at(base, end, len, copy, *off, 20);
+	if (!h)
+		return AFCD_P_MALFORMED;
+	if ((h[0] >> 4) != 4)
+		return AFCD_P_MALFORMED;
+	ihl = (__u32)(h[0] & 0x0f) * 4;
+	if (ihl < 20)
+		return AFCD_P_MALFORMED;
+	p->ecn = h[1] & 3;
+	frag = AFCD_BE16(*(const __u16 *)(h + 6));
+	*l4 = h[9];
+	p->key.proto = *l4;
+	/* IPv4-mapped IPv6 (RFC 4291 2.5.5.2): 0:0:0:0:0:ffff:a.b.c.d */
+	((__u8 *)p->key.saddr)[10] = 0xff;
+	((__u8 *)p->key.saddr)[11] = 0xff;
+	((__u8 *)p->key.daddr)[10] = 0xff;
+	((__u8 *)p->key.daddr)[11] = 0xff;
+	p->key.saddr[3] = *(const __u32 *)(h + 12);
+	p->key.daddr[3] = *(const __u32 *)(h + 16);
+	if (frag & 0x3fff) { /* MF set or offset non-zero */
+		p->fragment = 1;
+		return AFCD_P_IP;
+	}
+	*off += ihl;
+	return AFCD_PARSE_MORE;
+}
+
+/* Is l4 an IPv6 extension header the parser follows? */
+AFCD_INLINE int afcd_ipv6_ext(__u8 l4)
+{
+	return l4 == AFCD_IPPROTO_HOPOPTS || l4 == AFCD_IPPROTO_ROUTING ||
+	       l4 == AFCD_IPPROTO_DSTOPTS || l4 == AFCD_IPPROTO_AH ||
+	       l4 == AFCD_IPPROTO_FRAGMENT;
+}
+
+/* The IPv6 header at *off and up to AFCD_IPV6_EXT_MAX extension headers:
+ * the key's addresses and protocol, the ECN field. As afcd_parse_ipv4();
+ * a longer chain of extension headers is AFCD_P_MALFORMED. */
+AFCD_INLINE int afcd_parse_ipv6(const __u8 *base, const __u8 *end, __u32 len, int copy,
+				__u32 *off, __u8 *l4, struct afcd_pkt *p)
+{
+	const __u8 *h;
+	int i;
+
+	p->family = 6;
+	p->key.family = 6;
+	h = afcd_at(base, end, len, copy, *off, 40);
+	if (!h)
+		return AFCD_P_MALFORMED;
+	if ((h[0] >> 4) != 6)
+		return AFCD_P_MALFORMED;
+	p->ecn = (h[1] >> 4) & 3;
+	*l4 = h[6];
+	__builtin_memcpy(p->key.saddr, h + 8, 16);
+	__builtin_memcpy(p->key.daddr, h + 24, 16);
+	*off += 40;
+
+#pragma unroll
+	for (i = 0; i < AFCD_IPV6_EXT_MAX; i++) {
+		if (!afcd_ipv6_ext(*l4))
+			break;
+		h = afcd_at(base, end, len, copy, *off, 8);
+		if (!h)
+			return AFCD_P_MALFORMED;
+		if (*l4 == AFCD_IPPROTO_FRAGMENT) {
+			*l4 = h[0];
+			/* offset (13 bits) or M flag: a fragment */
+			if (AFCD_BE16(*(const __u16 *)(h + 2)) & 0xfff9) {
+				p->key.proto = *l4;
+				p->fragment = 1;
+				return AFCD_P_IP;
+			}
+			*off += 8; /* atomic fragment: keep parsing */
+		} else if (*l4 == AFCD_IPPROTO_AH) {
+			*l4 = h[0];
+			*off += ((__u32)h[1] + 2) * 4;
+		} else {
+			*l4 = h[0];
+			*off += ((__u32)h[1] + 1) * 8;
+		}
+	}
+	p->key.proto = *l4;
+	if (afcd_ipv6_ext(*l4))
+		return AFCD_P_MALFORMED; /* chain longer than we follow */
+	return AFCD_PARSE_MORE;
+}
+
 /* The parser, on a window given as for afcd_at(). Returns enum
  * afcd_parse_status; p is fully written in every case (zeroed fields
  * where unknown). */
@@ -94,7 +197,7 @@ AFCD_INLINE int afcd_parse_at(const __u8 *base, const __u8 *end, __u32 len, int 
 	__u32 off;
 	__u16 proto;
 	__u8 l4 = 0;
-	int i;
+	int i, st;
 
 	__builtin_memset(p, 0, sizeof(*p));
 
@@ -116,85 +219,14 @@ AFCD_INLINE int afcd_parse_at(const __u8 *base, const __u8 *end, __u32 len, int 
 	}
 
 	p->l3_off = (__u16)off;
-
-	if (proto == AFCD_ETH_P_IP) {
-		__u32 ihl;
-		__u16 frag;
-
-		p->family = 4;
-		p->key.family = 4;
-		h = afcd_at(base, end, len, copy, off, 20);
-		if (!h)
-			return AFCD_P_MALFORMED;
-		if ((h[0] >> 4) != 4)
-			return AFCD_P_MALFORMED;
-		ihl = (__u32)(h[0] & 0x0f) * 4;
-		if (ihl < 20)
-			return AFCD_P_MALFORMED;
-		p->ecn = h[1] & 3;
-		frag = AFCD_BE16(*(const __u16 *)(h + 6));
-		l4 = h[9];
-		p->key.proto = l4;
-		/* IPv4-mapped IPv6 (RFC 4291 2.5.5.2): 0:0:0:0:0:ffff:a.b.c.d */
-		((__u8 *)p->key.saddr)[10] = 0xff;
-		((__u8 *)p->key.saddr)[11] = 0xff;
-		((__u8 *)p->key.daddr)[10] = 0xff;
-		((__u8 *)p->key.daddr)[11] = 0xff;
-		p->key.saddr[3] = *(const __u32 *)(h + 12);
-		p->key.daddr[3] = *(const __u32 *)(h + 16);
-		if (frag & 0x3fff) { /* MF set or offset non-zero */
-			p->fragment = 1;
-			return AFCD_P_IP;
-		}
-		off += ihl;
-	} else if (proto == AFCD_ETH_P_IPV6) {
-		p->family = 6;
-		p->key.family = 6;
-		h = afcd_at(base, end, len, copy, off, 40);
-		if (!h)
-			return AFCD_P_MALFORMED;
-		if ((h[0] >> 4) != 6)
-			return AFCD_P_MALFORMED;
-		p->ecn = (h[1] >> 4) & 3;
-		l4 = h[6];
-		__builtin_memcpy(p->key.saddr, h + 8, 16);
-		__builtin_memcpy(p->key.daddr, h + 24, 16);
-		off += 40;
-
-#pragma unroll
-		for (i = 0; i < AFCD_IPV6_EXT_MAX; i++) {
-			if (l4 != AFCD_IPPROTO_HOPOPTS && l4 != AFCD_IPPROTO_ROUTING &&
-			    l4 != AFCD_IPPROTO_DSTOPTS && l4 != AFCD_IPPROTO_AH &&
-			    l4 != AFCD_IPPROTO_FRAGMENT)
-				break;
-			h = afcd_at(base, end, len, copy, off, 8);
-			if (!h)
-				return AFCD_P_MALFORMED;
-			if (l4 == AFCD_IPPROTO_FRAGMENT) {
-				l4 = h[0];
-				/* offset (13 bits) or M flag: a fragment */
-				if (AFCD_BE16(*(const __u16 *)(h + 2)) & 0xfff9) {
-					p->key.proto = l4;
-					p->fragment = 1;
-					return AFCD_P_IP;
-				}
-				off += 8; /* atomic fragment: keep parsing */
-			} else if (l4 == AFCD_IPPROTO_AH) {
-				l4 = h[0];
-				off += ((__u32)h[1] + 2) * 4;
-			} else {
-				l4 = h[0];
-				off += ((__u32)h[1] + 1) * 8;
-			}
-		}
-		p->key.proto = l4;
-		if (l4 == AFCD_IPPROTO_HOPOPTS || l4 == AFCD_IPPROTO_ROUTING ||
-		    l4 == AFCD_IPPROTO_DSTOPTS || l4 == AFCD_IPPROTO_AH ||
-		    l4 == AFCD_IPPROTO_FRAGMENT)
-			return AFCD_P_MALFORMED; /* chain longer than we follow */
-	} else {
+	if (proto == AFCD_ETH_P_IP)
+		st = afcd_parse_ipv4(base, end, len, copy, &off, &l4, p);
+	else if (proto == AFCD_ETH_P_IPV6)
+		st = afcd_parse_ipv6(base, end, len, copy, &off, &l4, p);
+	else
 		return AFCD_P_NON_IP;
-	}
+	if (st != AFCD_PARSE_MORE)
+		return st;
 
 	if (l4 == AFCD_IPPROTO_TCP || l4 == AFCD_IPPROTO_UDP ||
 	    l4 == AFCD_IPPROTO_UDPLITE || l4 == AFCD_IPPROTO_SCTP ||

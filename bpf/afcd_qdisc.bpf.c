@@ -71,7 +71,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define AFCD_QDISC_MAX   256
 /* Time constant of the link rate measured at dequeue, ns. A device that
  * frees room in bursts (a NIC's completions) makes the dequeues come in
- * bursts: on a 12 Mbit/s NIC under TCG (tests/vm/wire_check.py) 100 ms
+ * bursts: on a 12 Mbit/s NIC under TCG (testbed/wire_bench.py) 100 ms
  * read 11-17 Mbit/s, 400 ms 10.5-12.6. */
 #define AFCD_QDISC_RATE_TAU_NS 400000000ULL
 /* Slack of the pacing watchdog, ns (sch_fq's timer_slack). */
@@ -223,6 +223,20 @@ AFCD_INLINE int afcd_qdisc_parse(struct sk_buff *skb, struct afcd_pkt *pkt)
 	return afcd_parse_copy(buf->b, n, pkt);
 }
 
+/* Flow f's packet, sequence number seq in fq, joins the FIFO at now. A
+ * flow that has had nothing queued for an interval (its last packet left,
+ * or came, before that) starts its CoDel state over (afcd_flow_idle());
+ * cfg NULL: a plain FIFO, no law. */
+AFCD_INLINE void afcd_qdisc_flow_joins(struct afcd_flow *f, const struct afcd_qfifo *fq,
+				       const struct afcd_config *cfg, __u64 seq, __u64 now)
+{
+	if (f->last_seq <= fq->deq_seq && cfg &&
+	    afcd_flow_idle(now, f->last_seen_ns, cfg->interval_ns))
+		afcd_codel_reset_empty(&f->cv, &f->first_above_ns);
+	f->last_seq = seq;
+	f->last_seen_ns = now;
+}
+
 /* ---- Qdisc_ops -------------------------------------------------------- */
 
 SEC("struct_ops/afcd_qdisc_enqueue")
@@ -283,14 +297,7 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 			afcd_count_marks(q, f, 1, a.marks);
 	}
 	if (f) {
-		/* the flow has had nothing queued for an interval (its last
-		 * packet left, or came, before that): its CoDel state starts
-		 * over (afcd_flow_idle()) */
-		if (f->last_seq <= fq->deq_seq && cfg &&
-		    afcd_flow_idle(now, f->last_seen_ns, cfg->interval_ns))
-			afcd_codel_reset_empty(&f->cv, &f->first_above_ns);
-		f->last_seq = seq;
-		f->last_seen_ns = now;
+		afcd_qdisc_flow_joins(f, fq, cfg, seq, now);
 		n->agg = pkt.key.agg;
 		n->ect = in.ect;
 		if (!pkt.key.agg && q)
