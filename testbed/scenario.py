@@ -280,6 +280,71 @@ def code_version():
     return head + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
+def _check_cc(sender, flows):
+    """RuntimeError naming the congestion controls the TCP flows need that
+    the sender's kernel does not have."""
+    need = {f.cc for f in flows if f.proto == "tcp"}
+    have = set(workload.available_cc(sender))
+    missing = sorted(need - have)
+    if missing:
+        raise RuntimeError("congestion control %s not available on this kernel (have %s)"
+                           % (", ".join(missing), " ".join(sorted(have))))
+
+
+def _judge(res, series, t0, warmup_s, duration_s):
+    """The program's series on the workload's clock (t0: as the flows'
+    intervals and the ping: the sampler starts before the senders and
+    stops after them) into res, with the share of horizon drops, the cost
+    of fairness and the run's validity."""
+    for s in series:
+        s["t"] = round(s["t"] - t0, 2)
+    res["afcd_series"] = series
+    res["overlimit_share_after_warmup"] = _overlimit_share(series, warmup_s, duration_s)
+    # the qdisc backend's hook is "qdisc", or "qdisc+tcx" with its marker
+    qdisc_backend = ((res.get("afcd_stats") or {}).get("hook") or "").startswith("qdisc")
+    res["cost_after_warmup"] = _cost_of_fairness(series, warmup_s, duration_s,
+                                                 virtual=not qdisc_backend)
+    res["valid"], res["invalid_reasons"] = validity.judge(res)
+
+
+def _save(res, out_dir, base, repeat):
+    """res as out_dir/BASE.json, or BASE-rK.json for repeat K."""
+    with open(os.path.join(out_dir, "%s%s.json" % (
+            base, "" if repeat is None else "-r%d" % repeat)), "w") as fh:
+        json.dump(res, fh, indent=1)
+
+
+def _estimate_sampler(b, series, stop):
+    """A thread that appends the program's estimates to series every
+    ESTIMATE_PERIOD_S until stop is set ("t" in time.time() seconds until
+    the workload's t0 rebases it); not started."""
+    def sample():  # the program's estimates over time (ours only; a process
+        # each: under TCG every spawn costs tens of ms of CPU), "t" in
+        # time.time() seconds until the workload's t0 rebases it
+        while not stop.wait(ESTIMATE_PERIOD_S):
+            st = b.afcd_stats(flows=False)
+            if st:
+                e, q = st["estimates"], st["queue"]
+                series.append({"t": time.time(), "m_fair": e["m_fair"],
+                               "waterline": e.get("waterline"), "n": e["n_flows"],
+                               "n_long": e.get("n_long"), "ctrl": e["ctrl_milli"] / 1000,
+                               "arrival_mbps": e.get("arrival_bps", 0) / 1e6,
+                               "global_target_ms": e["global_target_ns"] / 1e6,
+                               "delay_ms": q["delay_now_ns"] / 1e6,
+                               "aqm_drop": q["aqm_drop"],
+                               "police_drop": q.get("police_drop"),
+                               "fair_rate_mbps": e.get("fair_rate_bps", 0) / 1e6,
+                               "drain": e.get("drain_milli", 1000) / 1e3,
+                               "crowd_gate_ms": e.get("crowd_gate_ns", 0) / 1e6,
+                               "overlimit_drop": q["overlimit_drop"],
+                               "passed": q.get("passed"),
+                               "idle_ns": q.get("idle_ns"),
+                               "ecn_mark": q.get("ecn_mark"),
+                               "police_mark": q.get("police_mark"),
+                               "ce_threshold_mark": q.get("ce_threshold_mark")})
+    return threading.Thread(target=sample, daemon=True)
+
+
 def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.0,
         buffer_bdp=1.0, target_ms=5.0, interval_ms=100.0, ecn=False, out_dir=None, log=print,
         repeat=None, wl=None, update_period_ms=10.0, tag=None, extra=(), keep_samples=True):
@@ -312,12 +377,7 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
                            sysctls=list(wl.sysctls) + (["net.ipv4.tcp_ecn=1"]
                                                        if ecn or cc == "dctcp" else []),
                            access_rate_mbit=rate_mbit if wl.access_rate else None) as t:
-        need = {f.cc for f in flows if f.proto == "tcp"}
-        have = set(workload.available_cc(t.senders[0]))
-        missing = sorted(need - have)
-        if missing:
-            raise RuntimeError("congestion control %s not available on this kernel (have %s)"
-                               % (", ".join(missing), " ".join(sorted(have))))
+        _check_cc(t.senders[0], flows)
         loader_log = os.path.join(out_dir, "%s.loader.log" % base) if out_dir else None
         b = bottleneck.Bottleneck(t.router, topo_mod.BOTTLENECK_DEV, scheme, rate_mbit, rtt_ms,
                                   buffer_bdp=buffer_bdp, target_ms=target_ms,
@@ -326,32 +386,7 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
                                   extra=extra)
         b.install()
         series, stop = [], threading.Event()
-
-        def sample():  # the program's estimates over time (ours only; a process
-            # each: under TCG every spawn costs tens of ms of CPU), "t" in
-            # time.time() seconds until the workload's t0 rebases it
-            while not stop.wait(ESTIMATE_PERIOD_S):
-                st = b.afcd_stats(flows=False)
-                if st:
-                    e, q = st["estimates"], st["queue"]
-                    series.append({"t": time.time(), "m_fair": e["m_fair"],
-                                   "waterline": e.get("waterline"), "n": e["n_flows"],
-                                   "n_long": e.get("n_long"), "ctrl": e["ctrl_milli"] / 1000,
-                                   "arrival_mbps": e.get("arrival_bps", 0) / 1e6,
-                                   "global_target_ms": e["global_target_ns"] / 1e6,
-                                   "delay_ms": q["delay_now_ns"] / 1e6,
-                                   "aqm_drop": q["aqm_drop"],
-                                   "police_drop": q.get("police_drop"),
-                                   "fair_rate_mbps": e.get("fair_rate_bps", 0) / 1e6,
-                                   "drain": e.get("drain_milli", 1000) / 1e3,
-                                   "crowd_gate_ms": e.get("crowd_gate_ns", 0) / 1e6,
-                                   "overlimit_drop": q["overlimit_drop"],
-                                   "passed": q.get("passed"),
-                                   "idle_ns": q.get("idle_ns"),
-                                   "ecn_mark": q.get("ecn_mark"),
-                                   "police_mark": q.get("police_mark"),
-                                   "ce_threshold_mark": q.get("ce_threshold_mark")})
-        th = threading.Thread(target=sample, daemon=True)
+        th = _estimate_sampler(b, series, stop)
         if scheme in bottleneck.OURS:
             th.start()
         sampler = qsample.BacklogSampler(t.router, topo_mod.BOTTLENECK_DEV,
@@ -384,22 +419,10 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
            "loader_params": b.loader_params() if scheme in bottleneck.OURS else None,
            "backlog_sampler_error": sampler.error}
     res.update(summarize(raw, rate_mbit, duration_s, warmup_s, rtt_ms, backlog))
-    # the series on the workload's clock, as the flows' intervals and the
-    # ping: the sampler starts before the senders and stops after them
-    for s in series:
-        s["t"] = round(s["t"] - raw["t0"], 2)
-    res["afcd_stats"] = afcd_stats
-    res["afcd_series"] = series
-    res["qdisc_stats"] = qdisc
-    res["bpf_cost"] = cost
-    res["map_memlock_bytes"] = memory
+    res.update(afcd_stats=afcd_stats, qdisc_stats=qdisc, bpf_cost=cost,
+               map_memlock_bytes=memory)
     res.update(measured)
-    res["overlimit_share_after_warmup"] = _overlimit_share(series, warmup_s, duration_s)
-    # the qdisc backend's hook is "qdisc", or "qdisc+tcx" with its marker
-    qdisc_backend = ((afcd_stats or {}).get("hook") or "").startswith("qdisc")
-    res["cost_after_warmup"] = _cost_of_fairness(series, warmup_s, duration_s,
-                                                 virtual=not qdisc_backend)
-    res["valid"], res["invalid_reasons"] = validity.judge(res)
+    _judge(res, series, raw["t0"], warmup_s, duration_s)
     res["repeat"] = repeat
     res["wall_s"] = round(time.time() - t_start, 1)
     res["backlog_samples_n"] = len(res["backlog_samples"])
@@ -407,9 +430,7 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
         res["queue_delay_samples_ms"] = []
         res["backlog_samples"] = []
     if out_dir:
-        with open(os.path.join(out_dir, "%s%s.json" % (
-                base, "" if repeat is None else "-r%d" % repeat)), "w") as fh:
-            json.dump(res, fh, indent=1)
+        _save(res, out_dir, base, repeat)
     return res
 
 
