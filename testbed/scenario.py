@@ -325,23 +325,19 @@ def _estimate_sampler(b, series, stop):
             st = b.afcd_stats(flows=False)
             if st:
                 e, q = st["estimates"], st["queue"]
-                series.append({"t": time.time(), "m_fair": e["m_fair"],
-                               "waterline": e.get("waterline"), "n": e["n_flows"],
-                               "n_long": e.get("n_long"), "ctrl": e["ctrl_milli"] / 1000,
-                               "arrival_mbps": e.get("arrival_bps", 0) / 1e6,
-                               "global_target_ms": e["global_target_ns"] / 1e6,
-                               "delay_ms": q["delay_now_ns"] / 1e6,
-                               "aqm_drop": q["aqm_drop"],
-                               "police_drop": q.get("police_drop"),
-                               "fair_rate_mbps": e.get("fair_rate_bps", 0) / 1e6,
-                               "drain": e.get("drain_milli", 1000) / 1e3,
-                               "crowd_gate_ms": e.get("crowd_gate_ns", 0) / 1e6,
-                               "overlimit_drop": q["overlimit_drop"],
-                               "passed": q.get("passed"),
-                               "idle_ns": q.get("idle_ns"),
-                               "ecn_mark": q.get("ecn_mark"),
-                               "police_mark": q.get("police_mark"),
-                               "ce_threshold_mark": q.get("ce_threshold_mark")})
+                # every counter under its key in `afcd stats -j` (the
+                # lists of maps/afcd_maps.h), the estimates by name
+                row = {k: q.get(k) for k in st.get("stats_keys", [])}
+                row.update({"t": time.time(), "m_fair": e["m_fair"],
+                            "waterline": e.get("waterline"), "n": e["n_flows"],
+                            "n_long": e.get("n_long"), "ctrl": e["ctrl_milli"] / 1000,
+                            "arrival_mbps": e.get("arrival_bps", 0) / 1e6,
+                            "global_target_ms": e["global_target_ns"] / 1e6,
+                            "delay_ms": q["delay_now_ns"] / 1e6,
+                            "fair_rate_mbps": e.get("fair_rate_bps", 0) / 1e6,
+                            "drain": e.get("drain_milli", 1000) / 1e3,
+                            "crowd_gate_ms": e.get("crowd_gate_ns", 0) / 1e6})
+                series.append(row)
     return threading.Thread(target=sample, daemon=True)
 
 
