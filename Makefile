@@ -106,9 +106,10 @@ $(OUT)/test_datapath: tests/bpf/*.c tests/bpf/*.h lib/pkt.h tests/unit/check.h \
 	$(Q)$(CC) $(CFLAGS) -Wno-unknown-pragmas $(INCLUDES) -Ilib -Itests/unit -Itests/bpf tests/bpf/*.c \
 		-o $@ $(LIBS) -lpthread -lm
 
-$(OUT)/afcd-bench: tools/afcd-bench.c lib/pkt.h $(OUT)/afcd.skel.h $(OUT)/bench.skel.h $(HDRS) | $(OUT)
+$(OUT)/afcd-bench: tools/afcd-bench.c loader/sys.c loader/log.c lib/pkt.h $(OUT)/afcd.skel.h \
+		   $(OUT)/bench.skel.h $(HDRS) | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ilib $< -o $@ $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ilib -Iloader $< loader/sys.c loader/log.c -o $@ $(LIBS)
 
 # The ns-3 engine (sim/, testbed/ns3.py): the datapath's own programs as the
 # bottleneck of ns-3 3.44 from PyPI's wheel (tools/deps.sh --ns3 unpacks it

@@ -47,6 +47,7 @@
 
 #include "afcd_config.h"
 #include "afcd.skel.h"
+#include "sys.h"
 #include "bench.skel.h"
 #include "pkt.h"
 
@@ -253,6 +254,8 @@ static struct afcd_bpf *afcd_open(int algo, int congested, int fresh)
 	}
 	c.slot = slot;
 	c.ifindex = key;
+	/* the datapath takes a config only from the namespace that wrote it */
+	c.netns_cookie = netns_cookie();
 	if (fresh) {
 		/* an estimate that stays fresh for the whole run (the bench
 		 * writes the map directly, past the loader's bound) */
@@ -270,6 +273,40 @@ static struct afcd_bpf *afcd_open(int algo, int congested, int fresh)
 	bpf_map__update_elem(skel->maps.afcd_ifslot, &c.ifindex, 4, &key, 4, BPF_ANY);
 	bpf_map__update_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), BPF_ANY);
 	return skel;
+}
+
+/* Did the program judge the packets it was timed on (the config taken:
+ * some passed or dropped, none counted unconfigured)? 0, or -1 with one
+ * line: a bench of the unconfigured early exit measures nothing. */
+static int judged(struct afcd_bpf *skel)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u32 slot = 0, key = AFCD_G_UNCONFIGURED;
+	__u64 *pc, sum = 0;
+	struct afcd_queue q;
+	int i;
+
+	if (ncpu < 1)
+		ncpu = 1;
+	pc = calloc((size_t)ncpu, sizeof(__u64));   /* afcd_global: per CPU, one u64 each */
+	if (!pc || bpf_map__lookup_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), 0) ||
+	    bpf_map__lookup_elem(skel->maps.afcd_global, &key, 4, pc,
+				 (size_t)ncpu * sizeof(__u64), 0)) {
+		free(pc);
+		fprintf(stderr, "afcd-bench: cannot read the program's counters\n");
+		return -1;
+	}
+	for (i = 0; i < ncpu; i++)
+		sum += pc[i];
+	free(pc);
+	if (sum || !(q.stats[AFCD_S_PASSED] + q.stats[AFCD_S_AQM_DROP] +
+		     q.stats[AFCD_S_OVERLIMIT_DROP])) {
+		errno = 0;
+		fprintf(stderr, "afcd-bench: the program judged no packet (%llu unconfigured): "
+			"its config was not taken\n", (unsigned long long)sum);
+		return -1;
+	}
+	return 0;
 }
 
 /* afcd_egress of algo in scenario sc on nflows flows, paired with the
@@ -292,6 +329,8 @@ static int run_afcd(int algo, unsigned nflows, int sc, int base_fd, double *ns, 
 			break;
 		}
 		err = paired(bpf_program__fd(skel->progs.afcd_egress), base_fd, nflows, 1, &a, &b);
+		if (!err)
+			err = judged(skel);
 		afcd_bpf__destroy(skel);
 		if (!err && (*ns < 0 || a < *ns))
 			*ns = a;
@@ -499,8 +538,9 @@ int main(int argc, char **argv)
 	       sc_base[B_EDT_MIN], sc_base[B_EDT_LOCK], sc_afcd[0], sc_afcd[1]);
 	return 0;
 fail:
-	fprintf(stderr, "afcd-bench: BPF_PROG_TEST_RUN failed: %s (root needed)\n",
-		strerror(errno));
+	if (errno)
+		fprintf(stderr, "afcd-bench: BPF_PROG_TEST_RUN failed: %s (root needed)\n",
+			strerror(errno));
 	bench_bpf__destroy(bskel);
 	return 1;
 }
