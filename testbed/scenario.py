@@ -7,6 +7,7 @@ index over the long-lived flows, link utilization, queueing-delay
 percentiles (ping RTT minus the base RTT), and the drop/mark counters of
 the program (afcd stats -j) and of the qdiscs (tc -s -j qdisc).
 """
+import functools
 import json
 import os
 import subprocess
@@ -267,10 +268,13 @@ def map_memory():
         return None
 
 
+@functools.lru_cache(maxsize=None)
 def code_version():
     """The commit the testbed and the programs were built from, with
     "+dirty" when the work tree differs from it; None outside a git
-    checkout. Recorded in every run, so that a result names its code."""
+    checkout. Recorded in every run, so that a result names its code; asked
+    once a process (a `git status` of the tree over the VM's shared
+    filesystem took seconds a run under TCG)."""
     def git(*a):
         r = subprocess.run(["git", "-C", ROOT] + list(a), capture_output=True, text=True)
         return r.stdout.strip() if r.returncode == 0 else None
