@@ -100,11 +100,11 @@ $(OUT)/test_law: tests/unit/test_law.c lib/pkt.h tests/unit/check.h $(HDRS) | $(
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -Wno-unknown-pragmas $(INCLUDES) -Ilib -Itests/unit $< -o $@ -lm
 
 # the BPF_PROG_TEST_RUN tests: one runner, a file per concern (tests/bpf)
-$(OUT)/test_datapath: tests/bpf/*.c tests/bpf/*.h lib/pkt.h tests/unit/check.h \
+$(OUT)/test_datapath: tests/bpf/*.c tests/bpf/*.h loader/sys.c loader/log.c lib/pkt.h tests/unit/check.h \
 		      $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(HDRS) | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Wno-unknown-pragmas $(INCLUDES) -Ilib -Itests/unit -Itests/bpf tests/bpf/*.c \
-		-o $@ $(LIBS) -lpthread -lm
+	$(Q)$(CC) $(CFLAGS) -Wno-unknown-pragmas $(INCLUDES) -Ilib -Iloader -Itests/unit -Itests/bpf tests/bpf/*.c \
+		loader/sys.c loader/log.c -o $@ $(LIBS) -lpthread -lm
 
 $(OUT)/afcd-bench: tools/afcd-bench.c loader/sys.c loader/log.c lib/pkt.h $(OUT)/afcd.skel.h \
 		   $(OUT)/bench.skel.h $(HDRS) | $(OUT)

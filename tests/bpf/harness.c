@@ -2,6 +2,7 @@
 /* The shared harness and the runner of the BPF_PROG_TEST_RUN tests; see
  * harness.h. */
 #include "harness.h"
+#include "sys.h"
 
 const char *filter;
 struct afcd_bpf *skel;
@@ -71,25 +72,14 @@ void put_cfg(__u32 ifindex, __u32 slot, const struct afcd_config *cfg)
 	__u32 v = slot + 1;
 	int err;
 
-	if (!c.netns_cookie)
-		c.netns_cookie = test_netns_cookie();
+	if (!c.netns_cookie) {
+		c.netns_cookie = netns_cookie();   /* the loader's */
+		CHECK(c.netns_cookie, "SO_NETNS_COOKIE");
+	}
 	err = bpf_map__update_elem(skel->maps.afcd_cfg, &slot, 4, &c, sizeof(c), BPF_ANY);
 	CHECK(!err, "cfg update: %d", err);
 	err = bpf_map__update_elem(skel->maps.afcd_ifslot, &ifindex, 4, &v, 4, BPF_ANY);
 	CHECK(!err, "ifslot update: %d", err);
-}
-
-__u64 test_netns_cookie(void)
-{
-	__u64 cookie = 0;
-	socklen_t len = sizeof(cookie);
-	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
-
-	CHECK(fd >= 0 && !getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len),
-	      "SO_NETNS_COOKIE");
-	if (fd >= 0)
-		close(fd);
-	return cookie;
 }
 
 /* Remove ifindex's config as the loader does: its index, then the slot. */

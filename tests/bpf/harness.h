@@ -71,10 +71,9 @@ void unload(void);
 struct afcd_config cfg_base(__u32 algo);
 __u32 slot_of(__u32 ifindex);
 /* Write config, estimate and clock as the loader and the test clock do;
- * a config's netns_cookie 0 is this namespace's (test_netns_cookie()). */
+ * a config's netns_cookie 0 is this namespace's (the loader's netns_cookie(), loader/sys.h). */
 void set_cfg(__u32 ifindex, const struct afcd_config *cfg);
 void put_cfg(__u32 ifindex, __u32 slot, const struct afcd_config *c);
-__u64 test_netns_cookie(void);
 void del_cfg(__u32 ifindex);
 void set_est(__u32 ifindex, __u32 m_fair, __u64 gt_ns);
 void set_now(__u64 t);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* EDT spacing, the horizon, non-IP frames, unconfigured interfaces, two CPUs on one clock (BPF_PROG_TEST_RUN; see harness.h). */
 #include "harness.h"
+#include "sys.h"
 
 /* ---- EDT ---------------------------------------------------------------- */
 
@@ -285,7 +286,7 @@ static void test_config_of_another_netns_not_taken(void)
 	for (way = 0; way < 2; way++) {
 		test_netns_probe = way;
 		SETUP();
-		c.netns_cookie = test_netns_cookie() + 1;
+		c.netns_cookie = netns_cookie() + 1;
 		set_cfg(1, &c);
 		set_now(5 * MS);
 		CHECK_EQ(run(&s, &o), TC_ACT_OK);
