@@ -675,8 +675,8 @@ AFCD_INLINE __u32 afcd_maxpacket_seen(struct afcd_queue *q, const struct afcd_in
 
 /* What the arrival stage decided for a packet. */
 struct afcd_arrival {
-	__u64 vt_seen;    /* the policer's clock as read (afcd_admit()) */
-	__u64 vt_next;    /* and as it advances if the packet is admitted (0: stays) */
+	__u64 vt_seen;    /* the policer's clock as read (afcd_admit()), ns */
+	__u64 vt_next;    /* and as it advances if the packet is admitted, ns (0: stays) */
 	__u32 verdict;    /* AFCD_V_PASS or a drop: a mark is in marks */
 	__u32 maxpacket;  /* CoDel's maxpacket after the packet, bytes */
 	__u8  marks;      /* enum afcd_mark_by: AFCD_MARK_POLICE (afcd_arrive()),
