@@ -50,6 +50,7 @@ import time
 
 from . import netns as nslib
 from . import scenario
+from . import topo as topo_mod
 from .figures import MODES
 from .report import (DEMO_QDISC_SCHEMES, DEMO_QUICK_QDISC_SCHEMES, DEMO_QUICK_SCENARIOS,
                      DEMO_REPEAT, DEMO_SCENARIOS,
@@ -225,6 +226,28 @@ def run_in_vm(args, out, runs):
     return rc
 
 
+def run_rate(args, out, runs, topos):
+    """The rate of the runs (Mbit/s): --rate, the calibration's of an
+    earlier run (--resume), or calibrated now; None for the calibrate
+    command (done)."""
+    cal = os.path.join(out, "calibration.json")
+    if args.cmd == "calibrate":
+        calibrate(out, [args.scenario or CAL_SCENARIO], topos=topos)
+        return None
+    if args.rate != "auto":
+        return float(args.rate)
+    if args.resume and os.path.exists(cal):
+        with open(cal) as fh:
+            rate = float(json.load(fh)["rate_mbit"])
+        say("afcd-testbed: resuming at the rate calibrated before, %g Mbit/s" % rate)
+        return rate
+    # the demo bisects the calibration's rates (3-4 probes, not up to 10)
+    rate = calibrate(out, heaviest(sorted({n for n, _ in runs})), bisect=args.cmd == "demo",
+                     topos=topos)
+    say("afcd-testbed: running at the calibrated rate, %g Mbit/s" % rate)
+    return rate
+
+
 def run_here(args, out, runs):
     """The runs on this kernel (calibrated first with --rate auto), the
     report and the plots. 0 when every run finished."""
@@ -235,22 +258,13 @@ def run_here(args, out, runs):
         return subprocess.run(["/usr/bin/python3", os.path.abspath(args.scenario), out],
                               env=env).returncode
     t0 = time.time()
-    if args.cmd == "calibrate":
-        calibrate(out, [args.scenario or CAL_SCENARIO])
-        return 0
-    cal = os.path.join(out, "calibration.json")
-    if args.rate == "auto" and args.resume and os.path.exists(cal):
-        with open(cal) as fh:
-            rate = float(json.load(fh)["rate_mbit"])
-        say("afcd-testbed: resuming at the rate calibrated before, %g Mbit/s" % rate)
-    elif args.rate == "auto":
-        # the demo bisects the calibration's rates (3-4 probes, not up to 10)
-        rate = calibrate(out, heaviest(sorted({n for n, _ in runs})), bisect=args.cmd == "demo")
-        say("afcd-testbed: running at the calibrated rate, %g Mbit/s" % rate)
-    else:
-        rate = float(args.rate)
-    results = run_many(runs, args, out, rate,
-                       None if args.cmd != "demo" or args.full else DEMO_QUICK_SCENARIOS)
+    with topo_mod.Pool() as topos:       # one topology per workload, not per run
+        rate = run_rate(args, out, runs, topos)
+        if rate is None:
+            return 0
+        results = run_many(runs, args, out, rate,
+                           None if args.cmd != "demo" or args.full else DEMO_QUICK_SCENARIOS,
+                           topos=topos)
     if results:
         agg = aggregate(results)
         report(agg)

@@ -101,7 +101,8 @@ class Namespaces:
             if not offloads:
                 offloads_off(ns, dev)
 
-    def close(self):
+    def kill_all(self):
+        """SIGKILL to every process in the namespaces."""
         for n in reversed(self.names):
             pids = subprocess.run(["ip", "netns", "pids", n], capture_output=True,
                                   text=True).stdout.split()
@@ -110,6 +111,10 @@ class Namespaces:
                     os.kill(int(pid), 9)
                 except (ProcessLookupError, ValueError):
                     pass
+
+    def close(self):
+        self.kill_all()
+        for n in reversed(self.names):
             subprocess.run(["ip", "netns", "del", n], capture_output=True)
         self.names = []
 

@@ -51,7 +51,10 @@ def previous(out_dir, name, scheme, repeat, rate):
     return res if res.get("rate_mbit") == rate else None
 
 
-def run_many(runs, args, out_dir, rate, overrides=None):
+def run_many(runs, args, out_dir, rate, overrides=None, topos=None):
+    """Every (name, scheme) of runs, args.repeat times, at rate Mbit/s;
+    the results of the runs that finished. topos: a topo.Pool the runs take
+    their topologies from (consecutive runs of one workload share one)."""
     results = []
     total = len(runs) * args.repeat
     i = 0
@@ -74,7 +77,7 @@ def run_many(runs, args, out_dir, rate, overrides=None):
                                        target_ms=args.target, interval_ms=args.interval,
                                        out_dir=out_dir,
                                        repeat=k + 1 if args.repeat > 1 else None,
-                                       **run_params(args, name, overrides))
+                                       topos=topos, **run_params(args, name, overrides))
                     if attempt == 2 or not validity.sender_failed(res):
                         break
                     say("    a sender reported nothing (%s): running it once more" %
@@ -157,14 +160,15 @@ def highest_valid_rate(rates, probes, bisect=False):
     return best, records
 
 
-def calibrate(out_dir, workloads=(CAL_SCENARIO,), bisect=False):
+def calibrate(out_dir, workloads=(CAL_SCENARIO,), bisect=False, topos=None):
     """The highest bottleneck rate (Mbit/s) at which this machine runs
     every one of workloads validly, with CAL_BUSY_MAX of margin on the
     guest's CPU (bisect: highest_valid_rate()'s); writes
-    out_dir/calibration.json."""
+    out_dir/calibration.json. topos: as run_many()'s."""
     def probe(workload):
         return lambda rate: scenario.run(workload, CAL_SCHEME, rate_mbit=rate, rtt_ms=20.0,
-                                         duration_s=CAL_DURATION_S, warmup_s=CAL_WARMUP_S)
+                                         duration_s=CAL_DURATION_S, warmup_s=CAL_WARMUP_S,
+                                         topos=topos)
     best, probes = highest_valid_rate(
         CAL_RATES, [({"workload": w}, "%s under %s" % (w, CAL_SCHEME), probe(w))
                     for w in workloads], bisect=bisect)

@@ -345,17 +345,68 @@ def _estimate_sampler(b, series, stop):
     return threading.Thread(target=sample, daemon=True)
 
 
+def _topology_args(wl, flows, short, rtt_ms, rate_mbit, ecn, cc):
+    """The Topology arguments of a run of wl (the topology pool's key)."""
+    return dict(kind=wl.kind, senders=max([f.sender for f in flows] +
+                                          ([short.sender] if short else [])) + 1,
+                rtt_ms=rtt_ms, rto_min_ms=_at(wl.rto_min_ms, rate_mbit),
+                # a marking scheme's senders ask for ECN, and so do DCTCP's:
+                # iperf3 sets TCP_CONGESTION after connect(), so its SYN asks
+                # for ECN only with tcp_ecn=1; without it DCTCP falls back to
+                # Reno (ss: dctcp:fallback_mode) and sends no ECT packet, and
+                # the bottleneck marks none
+                sysctls=tuple(wl.sysctls) + (("net.ipv4.tcp_ecn=1",)
+                                             if ecn or cc == "dctcp" else ()),
+                access_rate_mbit=rate_mbit if wl.access_rate else None)
+
+
+def _measure(t, b, flows, duration_s, short):
+    """The workload on topology t through the installed bottleneck b, with
+    the program's estimates and the backlog sampled beside it; b removed
+    afterwards. Returns (raw, measured, sampled): the workload's output,
+    the validity meter's, and {series, backlog, afcd_stats, qdisc_stats,
+    bpf_cost, map_memlock_bytes, backlog_sampler_error}."""
+    scheme = b.scheme
+    series, stop = [], threading.Event()
+    th = _estimate_sampler(b, series, stop)
+    if scheme in bottleneck.OURS:
+        th.start()
+    sampler = qsample.BacklogSampler(t.router, topo_mod.BOTTLENECK_DEV,
+                                     duration_s=duration_s + 60).start()
+    meter = validity.Meter(b.loader.pid if b.loader is not None else None).start()
+    try:
+        raw = workload.run(t, flows, duration_s, short=short)
+        measured = meter.stop()
+        backlog = sampler.stop()
+        stop.set()
+        sampled = {"series": series, "backlog": backlog, "afcd_stats": b.afcd_stats(),
+                   "qdisc_stats": b.qdisc_stats(),
+                   "bpf_cost": (bpf_cost(t.router, ("afcd_qdisc_enqueue", "afcd_qdisc_dequeue"))
+                                if scheme in bottleneck.QDISC_BACKEND else
+                                bpf_cost(t.router) if scheme in bottleneck.OURS else None),
+                   "map_memlock_bytes": map_memory() if scheme in bottleneck.OURS else None}
+    finally:
+        stop.set()
+        sampler.stop()
+        b.remove()
+    if th.is_alive():
+        th.join(timeout=10)
+    sampled["backlog_sampler_error"] = sampler.error
+    return raw, measured, sampled
+
+
 def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.0,
         buffer_bdp=1.0, target_ms=5.0, interval_ms=100.0, ecn=False, out_dir=None, log=print,
-        repeat=None, wl=None, update_period_ms=10.0, tag=None, extra=(), keep_samples=True):
+        repeat=None, wl=None, update_period_ms=10.0, tag=None, extra=(), keep_samples=True,
+        topos=None):
     """One run of the named scenario (or of the Workload wl, name then being
     its name); its result JSON goes to out_dir as NAME-SCHEME.json (or
     NAME-SCHEME-rK.json for repeat K; tag, when given, replaces NAME-SCHEME).
     update_period_ms: the refresh period of ours (None: the algo's own);
     keep_samples False leaves the raw delay samples (ping, backlog) out of
-    the JSON, their summaries in."""
+    the JSON, their summaries in; topos: a topo.Pool to take the topology
+    from and leave it in (None: one of the run's own, removed after it)."""
     wl = wl or workload_of(name)
-    kind, desc = wl.kind, wl.description
     flows = _flows(wl.flows, rate_mbit)
     cc = bottleneck.SENDER_CC.get(scheme)
     for f in flows:                     # a scheme whose senders run its own CC
@@ -366,17 +417,9 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
     base = tag or "%s-%s" % (name, scheme)
     if out_dir:
         os.makedirs(out_dir, exist_ok=True)     # the loader's log goes there first
-    with topo_mod.Topology(kind, senders=max([f.sender for f in flows] +
-                                             ([short.sender] if short else [])) + 1,
-                           rtt_ms=rtt_ms, rto_min_ms=_at(wl.rto_min_ms, rate_mbit),
-                           # a marking scheme's senders ask for ECN, and so do
-                           # DCTCP's: iperf3 sets TCP_CONGESTION after connect(),
-                           # so its SYN asks for ECN only with tcp_ecn=1; without
-                           # it DCTCP falls back to Reno (ss: dctcp:fallback_mode)
-                           # and sends no ECT packet, and the bottleneck marks none
-                           sysctls=list(wl.sysctls) + (["net.ipv4.tcp_ecn=1"]
-                                                       if ecn or cc == "dctcp" else []),
-                           access_rate_mbit=rate_mbit if wl.access_rate else None) as t:
+    pool = topos or topo_mod.Pool()
+    try:
+        t = pool.get(**_topology_args(wl, flows, short, rtt_ms, rate_mbit, ecn, cc))
         _check_cc(t.senders[0], flows)
         loader_log = os.path.join(out_dir, "%s.loader.log" % base) if out_dir else None
         b = bottleneck.Bottleneck(t.router, topo_mod.BOTTLENECK_DEV, scheme, rate_mbit, rtt_ms,
@@ -385,42 +428,25 @@ def run(name, scheme, rate_mbit=100.0, rtt_ms=20.0, duration_s=15.0, warmup_s=3.
                                   n_flows=len(flows), update_period_ms=update_period_ms,
                                   extra=extra)
         b.install()
-        series, stop = [], threading.Event()
-        th = _estimate_sampler(b, series, stop)
-        if scheme in bottleneck.OURS:
-            th.start()
-        sampler = qsample.BacklogSampler(t.router, topo_mod.BOTTLENECK_DEV,
-                                         duration_s=duration_s + 60).start()
-        meter = validity.Meter(b.loader.pid if b.loader is not None else None).start()
-        try:
-            raw = workload.run(t, flows, duration_s, short=short)
-            measured = meter.stop()
-            backlog = sampler.stop()
-            stop.set()
-            afcd_stats = b.afcd_stats()
-            qdisc = b.qdisc_stats()
-            cost = (bpf_cost(t.router, ("afcd_qdisc_enqueue", "afcd_qdisc_dequeue"))
-                    if scheme in bottleneck.QDISC_BACKEND else
-                    bpf_cost(t.router) if scheme in bottleneck.OURS else None)
-            memory = map_memory() if scheme in bottleneck.OURS else None
-        finally:
-            stop.set()
-            sampler.stop()
-            b.remove()
-        if th.is_alive():
-            th.join(timeout=10)
-    res = {"scenario": name, "description": desc, "scheme": scheme,
-           "label": bottleneck.LABELS[scheme], "topology": kind, "rate_mbit": rate_mbit,
+        raw, measured, sampled = _measure(t, b, flows, duration_s, short)
+    except BaseException:
+        pool.discard()
+        raise
+    finally:
+        if topos is None:
+            pool.close()
+    res = {"scenario": name, "description": wl.description, "scheme": scheme,
+           "label": bottleneck.LABELS[scheme], "topology": wl.kind, "rate_mbit": rate_mbit,
            "rtt_ms": rtt_ms, "duration_s": duration_s, "warmup_s": warmup_s,
            "buffer_bdp": buffer_bdp, "target_ms": target_ms, "interval_ms": interval_ms,
            "ecn": ecn, "kernel": os.uname().release, "date": time.strftime("%Y-%m-%d %H:%M"),
            "code": code_version(), "abi": abi.ABI, "wall_s": None, "short_spec": short.spec() if short else None,
            "rto_min_ms": _at(wl.rto_min_ms, rate_mbit), "access_rate": wl.access_rate,
            "loader_params": b.loader_params() if scheme in bottleneck.OURS else None,
-           "backlog_sampler_error": sampler.error}
+           "backlog_sampler_error": sampled.pop("backlog_sampler_error")}
+    series, backlog = sampled.pop("series"), sampled.pop("backlog")
     res.update(summarize(raw, rate_mbit, duration_s, warmup_s, rtt_ms, backlog))
-    res.update(afcd_stats=afcd_stats, qdisc_stats=qdisc, bpf_cost=cost,
-               map_memlock_bytes=memory)
+    res.update(sampled)
     res.update(measured)
     _judge(res, series, raw["t0"], warmup_s, duration_s)
     res["repeat"] = repeat

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from testbed import topo as topo_mod
 from testbed import judge, scenario, workload
 from testbed.figures import BY_ID
 
@@ -105,16 +106,53 @@ def test_out_dir_made_before_the_loader_writes_there(monkeypatch, tmp_path):
         def __init__(self, *a, **kw):
             pass
 
-        def __enter__(self):
+        def build(self):
             seen.append(out.is_dir())
             raise RuntimeError("stop here")
 
-        def __exit__(self, *a):
-            return False
+        def close(self):
+            pass
     monkeypatch.setattr(scenario.topo_mod, "Topology", Topo)
     with pytest.raises(RuntimeError, match="stop here"):
         scenario.run("cubic-udp", "afcd", out_dir=str(out))
     assert seen == [True]
+
+
+def test_topology_pool_reuses_only_the_same_topology(monkeypatch):
+    """Expected result: the pool hands a run the previous run's topology,
+    reset, only when every argument is the same; other arguments close it
+    and build anew; a failed run's discard() closes it, so the next run
+    builds a fresh one; close() leaves nothing open. A pool that reused a
+    topology across an RTT or a sysctl would run a scheme on the wrong
+    premise."""
+    log = []
+
+    class Topo:
+        def __init__(self, **kw):
+            self.kw = kw
+
+        def build(self):
+            log.append(("build", self.kw["rtt_ms"]))
+            return self
+
+        def reset(self):
+            log.append(("reset", self.kw["rtt_ms"]))
+            return self
+
+        def close(self):
+            log.append(("close", self.kw["rtt_ms"]))
+    monkeypatch.setattr(topo_mod, "Topology", Topo)
+    with topo_mod.Pool() as pool:
+        a = pool.get(kind="dumbbell", rtt_ms=20.0, sysctls=())
+        assert pool.get(kind="dumbbell", rtt_ms=20.0, sysctls=()) is a
+        b = pool.get(kind="dumbbell", rtt_ms=20.0, sysctls=("net.ipv4.tcp_ecn=1",))
+        assert b is not a
+        c = pool.get(kind="dumbbell", rtt_ms=120.0, sysctls=("net.ipv4.tcp_ecn=1",))
+        pool.discard()
+        assert pool.get(kind="dumbbell", rtt_ms=120.0, sysctls=("net.ipv4.tcp_ecn=1",)) is not c
+    assert log == [("build", 20.0), ("reset", 20.0), ("close", 20.0), ("build", 20.0),
+                   ("close", 20.0), ("build", 120.0), ("close", 120.0), ("build", 120.0),
+                   ("close", 120.0)]
 
 
 def test_failed_client_says_why():
