@@ -544,8 +544,101 @@ def summary_markdown(rows, ctx):
 
 # ---- plots ----------------------------------------------------------------------
 
+PANEL_SPECS = {
+    # fig.panels -> (metric, title, whisker metric) per panel of bars
+    "jdu": [("jain", "(a) Jain's index", None),
+            ("delay_mean", "(b) mean delay, ms (whisker p99)", "delay_p99"),
+            ("util", "(c) utilization", None)],
+    "delay_tput": [("delay_mean", "(a) mean queueing delay, ms", "delay_p99"),
+                   ("util", "(b) total throughput / R", None)],
+    "cpu_mem": [("guest_cpu", "(a) guest CPU (substitute)", None),
+                ("bpf_ns", "BPF ns per packet (substitute)", None),
+                ("backlog_bytes", "(b) mean backlog, bytes (substitute)", None),
+                ("memlock", "BPF map memory, bytes", None)],
+}
+
+
+def _xlabels(ax, labels):
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels, rotation=35, ha="right", fontsize=7)
+
+
+def _bars(ax, M, ran, labels, metric, title, whisker=None):
+    """One bar a scheme of ran: metric's mean ± sd over its runs (hatched
+    with fewer valid runs than M.need), a whisker up to whisker's mean."""
+    mus, sds, hatch = [], [], []
+    for s in ran:
+        mu, sd, n = _mean_sd([m.get(metric) for m in M.m.get(s, [])])
+        mus.append(mu or 0)
+        sds.append(sd or 0)
+        hatch.append(n < M.need)
+    bs = ax.bar(range(len(ran)), mus, yerr=sds if any(sds) else None, capsize=2,
+                color="#4477aa")
+    if whisker:
+        for i, s in enumerate(ran):
+            hi = _mean_sd([m.get(whisker) for m in M.m.get(s, [])])[0]
+            if hi is not None:
+                ax.plot([i, i], [mus[i], hi], color="k", lw=0.8)
+                ax.plot([i - 0.15, i + 0.15], [hi] * 2, color="k", lw=0.8)
+    for b, h in zip(bs, hatch):
+        if h:
+            b.set_hatch("//")
+            b.set_alpha(0.5)
+    _xlabels(ax, labels)
+    ax.set_title(title, fontsize=9)
+
+
+def _plot_groups(plt, M, ran, labels):
+    """Panels (a) goodput per flow group and (b) delay."""
+    groups = sorted({k[2:] for s in ran for m in M.m.get(s, []) for k in m
+                     if k.startswith("g:")})
+    f, axs = plt.subplots(1, 2, figsize=(13, 4.2), gridspec_kw={"width_ratios": [2, 1]})
+    width = 0.8 / max(len(groups), 1)
+    for j, g in enumerate(groups):
+        # a group of several flows (4.3's flows 1-6) as its flows' mean,
+        # beside a single flow (flow 7)
+        mus = [_mean_sd([m.get("each:" + g) for m in M.m.get(s, [])]) for s in ran]
+        axs[0].bar([i + (j - (len(groups) - 1) / 2) * width for i in range(len(ran))],
+                   [x[0] or 0 for x in mus], width=width,
+                   yerr=[x[1] or 0 for x in mus], capsize=2, label=g)
+    _xlabels(axs[0], labels)
+    axs[0].set_ylabel("goodput (Mbit/s)")
+    axs[0].set_title("(a) goodput per flow (a group of several: its flows' mean)", fontsize=9)
+    axs[0].legend(fontsize=7)
+    _bars(axs[1], M, ran, labels, "delay_mean", "(b) queueing delay, mean (whisker: p99), ms",
+          whisker="delay_p99")
+    return f
+
+
+def _plot_cwnd(plt, M):
+    """Windows (top) and smoothed RTTs (bottom) over time, one column a
+    scheme: the text's (a)-(d) and (e)-(h), the project's AFCD beside."""
+    from .bottleneck import LABELS
+    show = [s for s in ("pfifo", "kcodel", "afd", "afcd-paper", "afcd") if s in M.by]
+    f, axs = plt.subplots(2, len(show), figsize=(3.4 * len(show), 6), squeeze=False)
+    for i, s in enumerate(show):
+        r = (M.valid.get(s) or M.by[s])[0]
+        bdp_pk = r["rate_mbit"] * 1e6 / 8 * r["rtt_ms"] / 1e3 / 1514
+        for fl in r["flows"]:
+            ser = (fl.get("client") or {}).get("tcp_series") or []
+            if not ser:
+                continue
+            t = [x[0] + flow_t0(fl) for x in ser]
+            axs[0][i].plot(t, [(x[1] or 0) / 1448 for x in ser], lw=0.8, label=fl["name"])
+            axs[1][i].plot(t, [x[2] for x in ser], lw=0.8, label=fl["name"])
+        axs[0][i].axhline(bdp_pk, color="grey", ls="--", lw=0.8, label="BDP")
+        j = ("pfifo", "kcodel", "afd", "afcd-paper").index(s) if s != "afcd" else None
+        la, le = ("(%s) " % "abcd"[j], "(%s) " % "efgh"[j]) if j is not None else ("", "")
+        axs[0][i].set_title("%s%s: cwnd (packets)" % (la, LABELS.get(s, s)), fontsize=8)
+        axs[1][i].set_title("%s%s: srtt (ms)" % (le, LABELS.get(s, s)), fontsize=8)
+        axs[1][i].set_xlabel("time (s)", fontsize=8)
+        axs[0][i].legend(fontsize=6)
+    return f
+
+
 def plot_figure(fig, M, schemes, path):
-    """A PNG laid out like the dissertation's figure (fig.panels)."""
+    """A PNG laid out like the dissertation's figure (fig.panels): path, or
+    None when no scheme of schemes ran or the layout is unknown."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -555,86 +648,15 @@ def plot_figure(fig, M, schemes, path):
     if not ran:
         return None
     labels = [LABELS.get(s, s) for s in ran]
-
-    def bars(ax, metric, title, scale=1.0, whisker=None):
-        mus, sds, hatch = [], [], []
-        for s in ran:
-            mu, sd, n = _mean_sd([m.get(metric) for m in M.m.get(s, [])])
-            mus.append((mu or 0) * scale)
-            sds.append((sd or 0) * scale)
-            hatch.append(n < M.need)
-        bs = ax.bar(range(len(ran)), mus, yerr=sds if any(sds) else None, capsize=2,
-                    color="#4477aa")
-        if whisker:
-            for i, s in enumerate(ran):
-                hi = _mean_sd([m.get(whisker) for m in M.m.get(s, [])])[0]
-                if hi is not None:
-                    ax.plot([i, i], [mus[i], hi * scale], color="k", lw=0.8)
-                    ax.plot([i - 0.15, i + 0.15], [hi * scale] * 2, color="k", lw=0.8)
-        for b, h in zip(bs, hatch):
-            if h:
-                b.set_hatch("//")
-                b.set_alpha(0.5)
-        ax.set_xticks(range(len(ran)))
-        ax.set_xticklabels(labels, rotation=35, ha="right", fontsize=7)
-        ax.set_title(title, fontsize=9)
-
     if fig.panels == "bars":
-        groups = sorted({k[2:] for s in ran for m in M.m.get(s, []) for k in m
-                         if k.startswith("g:")})
-        f, axs = plt.subplots(1, 2, figsize=(13, 4.2), gridspec_kw={"width_ratios": [2, 1]})
-        width = 0.8 / max(len(groups), 1)
-        for j, g in enumerate(groups):
-            # a group of several flows (4.3's flows 1-6) as its flows' mean,
-            # beside a single flow (flow 7)
-            mus = [_mean_sd([m.get("each:" + g) for m in M.m.get(s, [])]) for s in ran]
-            axs[0].bar([i + (j - (len(groups) - 1) / 2) * width for i in range(len(ran))],
-                       [x[0] or 0 for x in mus], width=width,
-                       yerr=[x[1] or 0 for x in mus], capsize=2, label=g)
-        axs[0].set_xticks(range(len(ran)))
-        axs[0].set_xticklabels(labels, rotation=35, ha="right", fontsize=7)
-        axs[0].set_ylabel("goodput (Mbit/s)")
-        axs[0].set_title("(a) goodput per flow (a group of several: its flows' mean)",
-                         fontsize=9)
-        axs[0].legend(fontsize=7)
-        bars(axs[1], "delay_mean", "(b) queueing delay, mean (whisker: p99), ms",
-             whisker="delay_p99")
-    elif fig.panels in ("jdu", "delay_tput", "cpu_mem"):
-        spec = {"jdu": [("jain", "(a) Jain's index", None), ("delay_mean",
-                                                              "(b) mean delay, ms (whisker p99)",
-                                                              "delay_p99"),
-                        ("util", "(c) utilization", None)],
-                "delay_tput": [("delay_mean", "(a) mean queueing delay, ms", "delay_p99"),
-                               ("util", "(b) total throughput / R", None)],
-                "cpu_mem": [("guest_cpu", "(a) guest CPU (substitute)", None),
-                            ("bpf_ns", "BPF ns per packet (substitute)", None),
-                            ("backlog_bytes", "(b) mean backlog, bytes (substitute)", None),
-                            ("memlock", "BPF map memory, bytes", None)]}[fig.panels]
+        f = _plot_groups(plt, M, ran, labels)
+    elif fig.panels in PANEL_SPECS:
+        spec = PANEL_SPECS[fig.panels]
         f, axs = plt.subplots(1, len(spec), figsize=(4.4 * len(spec), 4.2))
         for ax, (metric, title, wh) in zip(axs, spec):
-            bars(ax, metric, title, whisker=wh)
+            _bars(ax, M, ran, labels, metric, title, whisker=wh)
     elif fig.panels == "cwnd":
-        show = [s for s in ("pfifo", "kcodel", "afd", "afcd-paper", "afcd") if s in M.by]
-        f, axs = plt.subplots(2, len(show), figsize=(3.4 * len(show), 6), squeeze=False)
-        for i, s in enumerate(show):
-            r = (M.valid.get(s) or M.by[s])[0]
-            bdp_pk = r["rate_mbit"] * 1e6 / 8 * r["rtt_ms"] / 1e3 / 1514
-            for fl in r["flows"]:
-                ser = (fl.get("client") or {}).get("tcp_series") or []
-                if not ser:
-                    continue
-                t = [x[0] + flow_t0(fl) for x in ser]
-                axs[0][i].plot(t, [(x[1] or 0) / 1448 for x in ser], lw=0.8, label=fl["name"])
-                axs[1][i].plot(t, [x[2] for x in ser], lw=0.8, label=fl["name"])
-            axs[0][i].axhline(bdp_pk, color="grey", ls="--", lw=0.8, label="BDP")
-            # the text's four panels (a)-(d) and (e)-(h): DT, CoDel, AFQ, AFCD;
-            # the project's AFCD beside them, unlettered
-            j = ("pfifo", "kcodel", "afd", "afcd-paper").index(s) if s != "afcd" else None
-            la, le = ("(%s) " % "abcd"[j], "(%s) " % "efgh"[j]) if j is not None else ("", "")
-            axs[0][i].set_title("%s%s: cwnd (packets)" % (la, LABELS.get(s, s)), fontsize=8)
-            axs[1][i].set_title("%s%s: srtt (ms)" % (le, LABELS.get(s, s)), fontsize=8)
-            axs[1][i].set_xlabel("time (s)", fontsize=8)
-            axs[0][i].legend(fontsize=6)
+        f = _plot_cwnd(plt, M)
     else:
         return None
     f.suptitle("Fig. %s (scaled): %s" % (fig.id, fig.title), fontsize=10)

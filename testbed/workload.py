@@ -160,11 +160,7 @@ def _start_short(topo, short, duration_s):
 
 
 def _finish_short(srv, cli, duration_s):
-    try:
-        txt, _ = cli.communicate(timeout=duration_s + 40)
-    except subprocess.TimeoutExpired:
-        cli.kill()
-        txt, _ = cli.communicate()
+    txt = _output(cli, duration_s + 40)
     srv.kill()
     srv.wait()
     try:
@@ -232,22 +228,35 @@ class StartWatch:
         return self.started
 
 
-def run(topo, flows, duration_s, ping=True, ping_interval_s=0.01, short=None):
-    """Run flows (and the short flows, a ShortFlows) for duration_s. Returns
-    {flows: [...], ping_rtt_ms: [(t, rtt)], short: {...} or None}."""
-    servers, clients = [], []
-    for i, f in enumerate(flows):
-        port = 5201 + i
-        servers.append(subprocess.Popen(
-            ns_cmd(topo.receiver, ["iperf3", "-s", "-1", "-J", "-p", str(port), "-i", "0.5"]),
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
-    # wait for the listeners
+def _listen(topo, n):
+    """n one-off iperf3 servers on the receiver, ports 5201.., listening
+    when this returns (or after 10 s)."""
+    servers = [subprocess.Popen(
+        ns_cmd(topo.receiver, ["iperf3", "-s", "-1", "-J", "-p", str(5201 + i), "-i", "0.5"]),
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) for i in range(n)]
     deadline = time.time() + 10
     while time.time() < deadline:
         ss = in_ns(topo.receiver, ["ss", "-ltn"]).stdout
-        if all(":%d " % (5201 + i) in ss for i in range(len(flows))):
+        if all(":%d " % (5201 + i) in ss for i in range(n)):
             break
         time.sleep(0.05)
+    return servers
+
+
+def _output(p, timeout_s):
+    """The standard output of process p, killed if it has not ended within
+    timeout_s seconds."""
+    try:
+        return p.communicate(timeout=timeout_s)[0]
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return p.communicate()[0]
+
+
+def run(topo, flows, duration_s, ping=True, ping_interval_s=0.01, short=None):
+    """Run flows (and the short flows, a ShortFlows) for duration_s. Returns
+    {flows: [...], ping_rtt_ms: [(t, rtt)], short: {...} or None}."""
+    servers, clients = _listen(topo, len(flows)), []
     t0 = time.time()
     watch = StartWatch(topo.receiver,
                        {5201 + i: 1 + (f.streams if f.proto == "tcp" else 0)
@@ -276,21 +285,11 @@ def run(topo, flows, duration_s, ping=True, ping_interval_s=0.01, short=None):
                                      RECEIVER_ADDR]),
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     out = {"flows": [], "ping_rtt_ms": [], "t0": t0, "short": None}
-    reports = []
-    for f, c in zip(flows, clients):
-        try:
-            txt, _ = c.communicate(timeout=duration_s + 30)
-        except subprocess.TimeoutExpired:
-            c.kill()
-            txt, _ = c.communicate()
-        reports.append(_parse_client(txt or "", f.streams))
+    reports = [_parse_client(_output(c, duration_s + 30) or "", f.streams)
+               for f, c in zip(flows, clients)]
     began = watch.stop()
     for i, (f, s) in enumerate(zip(flows, servers)):
-        try:
-            js, _ = s.communicate(timeout=15)
-        except subprocess.TimeoutExpired:
-            s.kill()
-            js, _ = s.communicate()
+        js = _output(s, 15)
         # the intervals from where the test began: start_s stays the
         # configured start, began_s is the measured one
         t_began = began.get(5201 + i)
@@ -307,11 +306,7 @@ def run(topo, flows, duration_s, ping=True, ping_interval_s=0.01, short=None):
     if shorts:
         out["short"] = _finish_short(shorts[0], shorts[1], duration_s)
     if pinger:
-        try:
-            txt, _ = pinger.communicate(timeout=duration_s + 10)
-        except subprocess.TimeoutExpired:
-            pinger.kill()
-            txt, _ = pinger.communicate()
+        txt = _output(pinger, duration_s + 10)
         for m in re.finditer(r"^\[(\d+\.\d+)\].*time=([\d.]+) ms", txt, re.M):
             out["ping_rtt_ms"].append((float(m.group(1)) - t0, float(m.group(2))))
     return out
