@@ -86,81 +86,69 @@ struct Spec
     std::vector<ShortSpec> shorts;
 };
 
-Spec
-ReadSpec(std::istream& in)
+/* One line of the spec (its key k read from ls) into s. */
+void
+ReadItem(Spec& s, const std::string& k, std::istringstream& ls, const std::string& line)
 {
-    Spec s;
-    std::string line;
-    while (std::getline(in, line))
+    using Reader = void (*)(Spec&, std::istream&);
+    static const std::map<std::string, Reader> scalar = {
+        {"seed", [](Spec& s, std::istream& i) { i >> s.seed; }},
+        {"topology", [](Spec& s, std::istream& i) { i >> s.topology; }},
+        {"senders", [](Spec& s, std::istream& i) { i >> s.senders; }},
+        {"rate_mbit", [](Spec& s, std::istream& i) { i >> s.rateMbit; }},
+        {"rtt_ms", [](Spec& s, std::istream& i) { i >> s.rttMs; }},
+        {"duration_s", [](Spec& s, std::istream& i) { i >> s.durationS; }},
+        {"warmup_s", [](Spec& s, std::istream& i) { i >> s.warmupS; }},
+        {"access_mbit", [](Spec& s, std::istream& i) { i >> s.accessMbit; }},
+        {"rto_min_ms", [](Spec& s, std::istream& i) { i >> s.rtoMinMs; }},
+        {"ecn", [](Spec& s, std::istream& i) { i >> s.ecn; }},
+        {"tcp_series", [](Spec& s, std::istream& i) { i >> s.tcpSeries; }},
+        {"sack", [](Spec& s, std::istream& i) { i >> s.sack; }},
+        {"sndbuf_bytes", [](Spec& s, std::istream& i) { i >> s.sndbuf; }},
+        {"mtu", [](Spec& s, std::istream& i) { i >> s.mtu; }},
+    };
+    auto it = scalar.find(k);
+    if (it != scalar.end())
+        it->second(s, ls);
+    else if (k == "bottleneck")
     {
-        std::istringstream ls(line);
-        std::string k;
-        if (!(ls >> k) || k[0] == '#')
-            continue;
-        if (k == "seed")
-            ls >> s.seed;
-        else if (k == "topology")
-            ls >> s.topology;
-        else if (k == "senders")
-            ls >> s.senders;
-        else if (k == "rate_mbit")
-            ls >> s.rateMbit;
-        else if (k == "rtt_ms")
-            ls >> s.rttMs;
-        else if (k == "duration_s")
-            ls >> s.durationS;
-        else if (k == "warmup_s")
-            ls >> s.warmupS;
-        else if (k == "access_mbit")
-            ls >> s.accessMbit;
-        else if (k == "rto_min_ms")
-            ls >> s.rtoMinMs;
-        else if (k == "ecn")
-            ls >> s.ecn;
-        else if (k == "tcp_series")
-            ls >> s.tcpSeries;
-        else if (k == "sack")
-            ls >> s.sack;
-        else if (k == "sndbuf_bytes")
-            ls >> s.sndbuf;
-        else if (k == "mtu")
-            ls >> s.mtu;
-        else if (k == "bottleneck")
-        {
-            ls >> s.bottleneck;
-            if (s.bottleneck == "ns3")
-                ls >> s.qdiscType;
-        }
-        else if (k == "param")
-        {
-            std::string n, v;
-            ls >> n >> v;
-            s.params.push_back(n);
-            s.params.push_back(v);
-        }
-        else if (k == "attr")
-        {
-            std::string n, v;
-            ls >> n >> v;
-            s.attrs.emplace_back(n, v);
-        }
-        else if (k == "flow")
-        {
-            FlowSpec f;
-            ls >> f.name >> f.group >> f.sender >> f.cc >> f.proto >> f.rateMbit >> f.startS;
-            s.flows.push_back(f);
-        }
-        else if (k == "short")
-        {
-            ShortSpec f;
-            ls >> f.t >> f.bytes >> f.dir >> f.sender;
-            s.shorts.push_back(f);
-        }
-        else
-            throw std::runtime_error("unknown line: " + line);
-        if (ls.fail())
-            throw std::runtime_error("bad or missing value in: " + line);
+        ls >> s.bottleneck;
+        if (s.bottleneck == "ns3")
+            ls >> s.qdiscType;
     }
+    else if (k == "param")
+    {
+        std::string n, v;
+        ls >> n >> v;
+        s.params.push_back(n);
+        s.params.push_back(v);
+    }
+    else if (k == "attr")
+    {
+        std::string n, v;
+        ls >> n >> v;
+        s.attrs.emplace_back(n, v);
+    }
+    else if (k == "flow")
+    {
+        FlowSpec f;
+        ls >> f.name >> f.group >> f.sender >> f.cc >> f.proto >> f.rateMbit >> f.startS;
+        s.flows.push_back(f);
+    }
+    else if (k == "short")
+    {
+        ShortSpec f;
+        ls >> f.t >> f.bytes >> f.dir >> f.sender;
+        s.shorts.push_back(f);
+    }
+    else
+        throw std::runtime_error("unknown line: " + line);
+}
+
+/* std::runtime_error naming what a read spec lacks or has out of range. */
+void
+CheckSpec(const Spec& s)
+{
     if (s.rateMbit <= 0 || s.rttMs <= 0 || s.durationS <= 0 || s.flows.empty() ||
         s.bottleneck.empty())
         throw std::runtime_error("a spec needs rate_mbit, rtt_ms, duration_s, a bottleneck "
@@ -179,6 +167,26 @@ ReadSpec(std::istream& in)
     }
     if (s.mtu < 576 || s.mtu > 9216 || s.warmupS < 0 || s.warmupS >= s.durationS)
         throw std::runtime_error("mtu must be 576-9216 bytes and warmup_s in [0, duration_s)");
+}
+
+/* The spec on in (the format above); std::runtime_error on a line it
+ * cannot read or a spec CheckSpec() refuses. */
+Spec
+ReadSpec(std::istream& in)
+{
+    Spec s;
+    std::string line;
+    while (std::getline(in, line))
+    {
+        std::istringstream ls(line);
+        std::string k;
+        if (!(ls >> k) || k[0] == '#')
+            continue;
+        ReadItem(s, k, ls, line);
+        if (ls.fail())
+            throw std::runtime_error("bad or missing value in: " + line);
+    }
+    CheckSpec(s);
     return s;
 }
 
@@ -197,70 +205,134 @@ CcTypeId(const std::string& cc)
     return it->second;
 }
 
-/* A short TCP flow: connect, send its bytes, close; the FCT is taken at
- * the receiving sink when its last byte arrives. */
+/* The short TCP flows, in testbed/shortflows.py's protocol: the client on
+ * a sender host connects to the server on the receiver and sends a header
+ * of HEADER bytes (direction, size); 'U': then the file, and the server
+ * answers one byte when it has all of it; 'D': the server sends the file
+ * back. The FCT runs from connect() to the answer (U) or the file's last
+ * byte (D) at the client, as the VM's client measures it. The server knows
+ * a connection's flow by the client's address and port. */
 struct ShortFlows
 {
+    static constexpr uint64_t HEADER = 9; /* struct "!cQ" */
+
     struct One
     {
         double t;
-        uint64_t bytes, sent{0}, got{0};
+        uint64_t bytes;
         char dir;
+        uint64_t sent{0}, got{0};       /* the client's */
+        uint64_t srvSent{0}, srvGot{0}; /* the server's */
+        bool answered{false};
         double fct{-1};
-        Ptr<Socket> sock;
     };
 
+    using Peer = std::pair<uint32_t, uint16_t>; /* the client's address, port */
     std::vector<One> flows;
-    std::map<uint32_t, size_t> byPort; // the client's port -> flow
+    std::map<Peer, size_t> byPeer;
+    Ptr<Socket> listener;
 
-    void Start(size_t i, Ptr<Node> from, Address to)
+    static Peer PeerOf(const Address& a)
     {
-        One& f = flows[i];
-        f.sock = Socket::CreateSocket(from, TcpSocketFactory::GetTypeId());
-        f.sock->Bind();
-        Address local;
-        f.sock->GetSockName(local);
-        byPort[InetSocketAddress::ConvertFrom(local).GetPort()] = i;
-        f.sock->SetSendCallback(MakeCallback(&ShortFlows::Send, this));
-        f.sock->SetConnectCallback(MakeCallback(&ShortFlows::Connected, this),
-                                   MakeNullCallback<void, Ptr<Socket>>());
-        f.sock->Connect(to);
+        InetSocketAddress i = InetSocketAddress::ConvertFrom(a);
+        return {i.GetIpv4().Get(), i.GetPort()};
     }
 
-    size_t Of(Ptr<Socket> s)
+    void Listen(Ptr<Node> server, uint16_t port)
     {
+        listener = Socket::CreateSocket(server, TcpSocketFactory::GetTypeId());
+        listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), port));
+        listener->Listen();
+        listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                                    MakeCallback(&ShortFlows::Accepted, this));
+    }
+
+    /* Flow i from client (a sender host, its address self) to the server. */
+    void Start(size_t i, Ptr<Node> client, Ipv4Address self, Address server)
+    {
+        Ptr<Socket> s = Socket::CreateSocket(client, TcpSocketFactory::GetTypeId());
+        s->Bind(InetSocketAddress(self, 0));
         Address local;
         s->GetSockName(local);
-        return byPort[InetSocketAddress::ConvertFrom(local).GetPort()];
+        byPeer[PeerOf(local)] = i;
+        s->SetSendCallback(MakeCallback(&ShortFlows::ClientSend, this));
+        s->SetRecvCallback(MakeCallback(&ShortFlows::ClientRecv, this));
+        s->SetConnectCallback(MakeCallback(&ShortFlows::Connected, this),
+                              MakeNullCallback<void, Ptr<Socket>>());
+        s->Connect(server);
     }
 
-    void Connected(Ptr<Socket> s) { Send(s, s->GetTxAvailable()); }
-
-    void Send(Ptr<Socket> s, uint32_t)
+    One* OfSocket(Ptr<Socket> s, bool server)
     {
-        One& f = flows[Of(s)];
-        while (f.sent < f.bytes && s->GetTxAvailable() > 0)
+        Address a;
+        if (server ? s->GetPeerName(a) : s->GetSockName(a))
+            return nullptr;
+        auto it = byPeer.find(PeerOf(a));
+        return it == byPeer.end() ? nullptr : &flows[it->second];
+    }
+
+    /* Send from *sent up to total bytes as the socket's buffer takes them:
+     * true once all are sent. */
+    static bool Push(Ptr<Socket> s, uint64_t* sent, uint64_t total)
+    {
+        while (*sent < total && s->GetTxAvailable() > 0)
         {
             uint32_t n = static_cast<uint32_t>(
-                std::min<uint64_t>({f.bytes - f.sent, s->GetTxAvailable(), 65536}));
+                std::min<uint64_t>({total - *sent, s->GetTxAvailable(), 65536}));
             int r = s->Send(Create<Packet>(n));
             if (r <= 0)
                 break;
-            f.sent += static_cast<uint64_t>(r);
+            *sent += static_cast<uint64_t>(r);
         }
-        if (f.sent >= f.bytes)
-            s->Close();
+        return *sent >= total;
     }
 
-    void Rx(Ptr<const Packet> p, const Address& from, const Address&)
+    void Connected(Ptr<Socket> s) { ClientSend(s, s->GetTxAvailable()); }
+
+    void ClientSend(Ptr<Socket> s, uint32_t)
     {
-        auto it = byPort.find(InetSocketAddress::ConvertFrom(from).GetPort());
-        if (it == byPort.end())
+        if (One* f = OfSocket(s, false))
+            Push(s, &f->sent, HEADER + (f->dir == 'U' ? f->bytes : 0));
+    }
+
+    void ClientRecv(Ptr<Socket> s)
+    {
+        One* f = OfSocket(s, false);
+        while (Ptr<Packet> p = s->Recv())
+            if (f)
+                f->got += p->GetSize();
+        if (f && f->fct < 0 && f->got >= (f->dir == 'U' ? 1 : f->bytes))
+        {
+            f->fct = Simulator::Now().GetSeconds() - f->t;
+            s->Close();
+        }
+    }
+
+    void Accepted(Ptr<Socket> s, const Address&)
+    {
+        s->SetRecvCallback(MakeCallback(&ShortFlows::ServerRecv, this));
+        s->SetSendCallback(MakeCallback(&ShortFlows::ServerSend, this));
+    }
+
+    void ServerRecv(Ptr<Socket> s)
+    {
+        One* f = OfSocket(s, true);
+        while (Ptr<Packet> p = s->Recv())
+            if (f)
+                f->srvGot += p->GetSize();
+        if (!f || f->answered || f->srvGot < HEADER + (f->dir == 'U' ? f->bytes : 0))
             return;
-        One& f = flows[it->second];
-        f.got += p->GetSize();
-        if (f.fct < 0 && f.got >= f.bytes)
-            f.fct = Simulator::Now().GetSeconds() - f.t;
+        f->answered = true;
+        if (f->dir == 'U')
+            s->Send(Create<Packet>(1));
+        ServerSend(s, s->GetTxAvailable());
+    }
+
+    void ServerSend(Ptr<Socket> s, uint32_t)
+    {
+        One* f = OfSocket(s, true);
+        if (f && f->answered && Push(s, &f->srvSent, f->dir == 'U' ? 0 : f->bytes))
+            s->Close();
     }
 };
 
@@ -322,6 +394,15 @@ class Run
     std::string Json(double wallS) const;
 
   private:
+    void JsonFlows(std::ostream& o) const;
+    void JsonShorts(std::ostream& o) const;
+    void JsonAfcd(std::ostream& o) const;
+    void JsonQdisc(std::ostream& o) const;
+    void SetTcpDefaults() const;
+    void BuildTopology();
+    void InstallBottleneck();
+    void InstallFlows();
+    void InstallShorts();
     void Sample();
     void SampleBacklog();
     uint64_t BottleneckBytes() const;
@@ -348,11 +429,11 @@ Run::BottleneckBytes() const
     return b + d->GetQueue()->GetNBytes();
 }
 
+/* ns-3's TCP set as Linux's hosts of the VM testbed run it. */
 void
-Run::Build()
+Run::SetTcpDefaults() const
 {
     const Spec& s = m_s;
-    double access = s.accessMbit > 0 ? s.accessMbit : 10 * s.rateMbit;
     uint64_t bdp = static_cast<uint64_t>(s.rateMbit * 1e6 / 8 * s.rttMs / 1e3);
 
     /* the IP MTU less IPv4, TCP and the timestamps option: 1448 at 1500 */
@@ -379,6 +460,14 @@ Run::Build()
                        StringValue(s.ecn ? "On" : "Off"));
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(s.seed);
+}
+
+/* The nodes, links and routes of the spec's topology. */
+void
+Run::BuildTopology()
+{
+    const Spec& s = m_s;
+    double access = s.accessMbit > 0 ? s.accessMbit : 10 * s.rateMbit;
 
     m_senders.Create(s.senders);
     int nleaves = s.topology == "tree" ? (s.senders + 2) / 3 : 0;
@@ -421,7 +510,14 @@ Run::Build()
     m_recvAddr = bl.second.GetAddress(1);
     m_bottleDev = bl.first.Get(0);
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+}
 
+/* The queue disc at the bottleneck's egress: afcd_egress over its EDT
+ * queue disc, or the named ns-3 queue disc with its attributes. */
+void
+Run::InstallBottleneck()
+{
+    const Spec& s = m_s;
     TrafficControlHelper tch;
     tch.Uninstall(m_bottleDev);
     if (s.bottleneck == "bpf")
@@ -438,7 +534,14 @@ Run::Build()
         for (const auto& a : s.attrs)
             m_qdisc->SetAttribute(a.first, StringValue(a.second));
     }
+}
 
+/* The long flows: a sink on the receiver and a bulk (TCP) or constant-rate
+ * (UDP) sender, each from its start to the run's end. */
+void
+Run::InstallFlows()
+{
+    const Spec& s = m_s;
     uint16_t port = 5000;
     m_flows.resize(s.flows.size());
     for (size_t i = 0; i < s.flows.size(); i++, port++)
@@ -479,35 +582,40 @@ Run::Build()
             });
         }
     }
+}
 
-    if (!s.shorts.empty())
+/* The short flows' server on the receiver, and each flow's client at its
+ * time. */
+void
+Run::InstallShorts()
+{
+    const Spec& s = m_s;
+    const uint16_t port = 4000;
+    if (s.shorts.empty())
+        return;
+    m_short.Listen(m_receiver, port);
+    for (const auto& sh : s.shorts)
     {
-        const uint16_t sport = 4000;
-        PacketSinkHelper up("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(),
-                                                                       sport));
-        Ptr<PacketSink> rs = DynamicCast<PacketSink>(up.Install(m_receiver).Get(0));
-        rs->TraceConnectWithoutContext("RxWithAddresses", MakeCallback(&ShortFlows::Rx,
-                                                                       &m_short));
-        std::vector<bool> hasSink(s.senders, false);
-        for (const auto& sh : s.shorts)
-        {
-            m_short.flows.push_back({sh.t, sh.bytes, 0, 0, sh.dir, -1, nullptr});
-            size_t i = m_short.flows.size() - 1;
-            Ptr<Node> from = sh.dir == 'U' ? m_senders.Get(sh.sender) : m_receiver;
-            Address to = sh.dir == 'U' ? Address(InetSocketAddress(m_recvAddr, sport))
-                                       : Address(InetSocketAddress(m_senderAddr[sh.sender],
-                                                                   sport));
-            if (sh.dir != 'U' && !hasSink[sh.sender])
-            {
-                hasSink[sh.sender] = true;
-                Ptr<PacketSink> ss =
-                    DynamicCast<PacketSink>(up.Install(m_senders.Get(sh.sender)).Get(0));
-                ss->TraceConnectWithoutContext("RxWithAddresses",
-                                               MakeCallback(&ShortFlows::Rx, &m_short));
-            }
-            Simulator::Schedule(Seconds(sh.t), &ShortFlows::Start, &m_short, i, from, to);
-        }
+        ShortFlows::One f{};
+        f.t = sh.t;
+        f.bytes = sh.bytes;
+        f.dir = sh.dir;
+        m_short.flows.push_back(f);
+        Simulator::Schedule(Seconds(sh.t), &ShortFlows::Start, &m_short,
+                            m_short.flows.size() - 1, m_senders.Get(sh.sender),
+                            m_senderAddr[sh.sender],
+                            Address(InetSocketAddress(m_recvAddr, port)));
     }
+}
+
+void
+Run::Build()
+{
+    SetTcpDefaults();
+    BuildTopology();
+    InstallBottleneck();
+    InstallFlows();
+    InstallShorts();
     Simulator::Schedule(Seconds(0.5), &Run::Sample, this);
     Simulator::Schedule(MilliSeconds(10), &Run::SampleBacklog, this);
 }
@@ -563,28 +671,27 @@ Run::Go()
     Simulator::Run();
 }
 
+/* A distribution's summary as a JSON object: mean, p50, p95, p99, max, n. */
 std::string
-Run::Json(double wallS) const
+Dist(const std::vector<double>& v)
 {
-    std::ostringstream o;
-    auto dist = [&](const std::vector<double>& v) {
-        double sum = 0;
-        for (double x : v)
-            sum += x;
-        std::ostringstream d;
-        d << "{\"mean\":" << Num(v.empty() ? NAN : sum / v.size()) << ",\"p50\":"
-          << Num(Percentile(v, 50)) << ",\"p95\":" << Num(Percentile(v, 95)) << ",\"p99\":"
-          << Num(Percentile(v, 99)) << ",\"max\":" << Num(Percentile(v, 100)) << ",\"n\":"
-          << v.size() << "}";
-        return d.str();
-    };
-    double bsum = 0;
-    for (double x : m_backlogBytes)
-        bsum += x;
-    o << "{\"engine\":\"ns3\",\"ns3_version\":\"3.44\",\"seed\":" << m_s.seed
-      << ",\"sim_s\":" << Num(m_s.durationS) << ",\"wall_s\":" << Num(wallS)
-      << ",\"backlog_delay_ms\":" << dist(m_backlogMs) << ",\"backlog_bytes_mean\":"
-      << Num(m_backlogBytes.empty() ? NAN : bsum / m_backlogBytes.size()) << ",\"flows\":[";
+    double sum = 0;
+    for (double x : v)
+        sum += x;
+    std::ostringstream d;
+    d << "{\"mean\":" << Num(v.empty() ? NAN : sum / v.size()) << ",\"p50\":"
+      << Num(Percentile(v, 50)) << ",\"p95\":" << Num(Percentile(v, 95)) << ",\"p99\":"
+      << Num(Percentile(v, 99)) << ",\"max\":" << Num(Percentile(v, 100)) << ",\"n\":"
+      << v.size() << "}";
+    return d.str();
+}
+
+/* "flows": each long flow's spec, bytes received, rate series and (TCP,
+ * with tcp_series) cwnd and srtt series, as the VM runner's flows. */
+void
+Run::JsonFlows(std::ostream& o) const
+{
+    o << ",\"flows\":[";
     for (size_t i = 0; i < m_flows.size(); i++)
     {
         const FlowState& f = m_flows[i];
@@ -605,7 +712,14 @@ Run::Json(double wallS) const
               << Num(f.tcpSeries[k][1]) << "," << Num(f.tcpSeries[k][2]) << "]";
         o << "]}}";
     }
-    o << "],\"short_flows\":[";
+    o << "]";
+}
+
+/* "short_flows": [start s, bytes, direction, FCT s or null] each. */
+void
+Run::JsonShorts(std::ostream& o) const
+{
+    o << ",\"short_flows\":[";
     for (size_t i = 0; i < m_short.flows.size(); i++)
     {
         const auto& f = m_short.flows[i];
@@ -613,54 +727,81 @@ Run::Json(double wallS) const
           << (f.fct < 0 ? std::string("null") : Num(f.fct)) << "]";
     }
     o << "]";
+}
+
+/* The datapath's counters and estimates as `afcd stats -j` names them, its
+ * BPF cost, map memory and estimate series. */
+void
+Run::JsonAfcd(std::ostream& o) const
+{
+    struct afcd_drive_stats st;
+    afcd_drive_read(m_afcd->Drive(), &st);
+    o << ",\"afcd_stats\":{\"queue\":{";
+    bool first = true;
+    std::pair<std::ostream*, bool*> out{&o, &first};
+    afcd_drive_counters(
+        m_afcd->Drive(),
+        [](void* ctx, const char* key, __u64 v) {
+            auto* c = static_cast<std::pair<std::ostream*, bool*>*>(ctx);
+            *c->first << (*c->second ? "" : ",") << "\"" << key << "\":" << v;
+            *c->second = false;
+        },
+        &out);
+    o << "},\"estimates\":{\"n_flows\":"
+      << st.n_active << ",\"n_long\":" << st.n_long << ",\"m_fair\":" << st.m_fair
+      << ",\"waterline\":" << st.waterline << ",\"global_target_ns\":"
+      << st.global_target_ns << ",\"fair_rate_bps\":" << st.fair_rate_bps
+      << ",\"arrival_bps\":" << st.arrival_bps << "}},\"bpf_cost\":{\"run_cnt\":" << st.runs
+      << ",\"run_time_ns\":" << st.run_ns << ",\"ns_per_pkt\":"
+      << Num(st.runs ? double(st.run_ns) / st.runs : NAN)
+      << "},\"map_memlock_bytes\":" << st.memlock_bytes << ",\"afcd_series\":[";
+    for (size_t i = 0; i < m_afcdSeries.size(); i++)
+        o << (i ? "," : "") << m_afcdSeries[i];
+    o << "]";
+}
+
+/* An ns-3 queue disc's counters under the kernel's names (tc -s -j). */
+void
+Run::JsonQdisc(std::ostream& o) const
+{
+    const QueueDisc::Stats& st = m_qdisc->GetStats();
+    auto drops = [&](const char* r) {
+        auto it = st.nDroppedPacketsBeforeEnqueue.find(r);
+        uint64_t n = it == st.nDroppedPacketsBeforeEnqueue.end() ? 0 : it->second;
+        auto jt = st.nDroppedPacketsAfterDequeue.find(r);
+        return n + (jt == st.nDroppedPacketsAfterDequeue.end() ? 0 : jt->second);
+    };
+    auto marks = [&](const char* r) {
+        auto it = st.nMarkedPackets.find(r);
+        return it == st.nMarkedPackets.end() ? uint64_t(0) : it->second;
+    };
+    std::string kind = m_s.qdiscType.substr(m_s.qdiscType.find("::") + 2);
+    o << ",\"qdisc_stats\":[{\"kind\":\"" << kind << "\",\"packets\":"
+      << st.nTotalSentPackets << ",\"drops\":" << st.nTotalDroppedPackets
+      << ",\"ecn_mark\":" << st.nTotalMarkedPackets << ",\"drop_overlimit\":"
+      << drops("Overlimit drop") + drops("Forced drop") + drops("Queue disc limit exceeded")
+      << ",\"early\":" << drops("Unforced drop") << ",\"marked\":"
+      << marks("Unforced mark") + marks("Forced mark") << "}]";
+}
+
+/* The run's result, one JSON object in the VM runner's shape. */
+std::string
+Run::Json(double wallS) const
+{
+    std::ostringstream o;
+    double bsum = 0;
+    for (double x : m_backlogBytes)
+        bsum += x;
+    o << "{\"engine\":\"ns3\",\"ns3_version\":\"3.44\",\"seed\":" << m_s.seed
+      << ",\"sim_s\":" << Num(m_s.durationS) << ",\"wall_s\":" << Num(wallS)
+      << ",\"backlog_delay_ms\":" << Dist(m_backlogMs) << ",\"backlog_bytes_mean\":"
+      << Num(m_backlogBytes.empty() ? NAN : bsum / m_backlogBytes.size());
+    JsonFlows(o);
+    JsonShorts(o);
     if (m_afcd)
-    {
-        struct afcd_drive_stats st;
-        afcd_drive_read(m_afcd->Drive(), &st);
-        o << ",\"afcd_stats\":{\"queue\":{";
-        bool first = true;
-        std::pair<std::ostream*, bool*> out{&o, &first};
-        afcd_drive_counters(
-            m_afcd->Drive(),
-            [](void* ctx, const char* key, __u64 v) {
-                auto* c = static_cast<std::pair<std::ostream*, bool*>*>(ctx);
-                *c->first << (*c->second ? "" : ",") << "\"" << key << "\":" << v;
-                *c->second = false;
-            },
-            &out);
-        o << "},\"estimates\":{\"n_flows\":"
-          << st.n_active << ",\"n_long\":" << st.n_long << ",\"m_fair\":" << st.m_fair
-          << ",\"waterline\":" << st.waterline << ",\"global_target_ns\":"
-          << st.global_target_ns << ",\"fair_rate_bps\":" << st.fair_rate_bps
-          << ",\"arrival_bps\":" << st.arrival_bps << "}},\"bpf_cost\":{\"run_cnt\":" << st.runs
-          << ",\"run_time_ns\":" << st.run_ns << ",\"ns_per_pkt\":"
-          << Num(st.runs ? double(st.run_ns) / st.runs : NAN)
-          << "},\"map_memlock_bytes\":" << st.memlock_bytes << ",\"afcd_series\":[";
-        for (size_t i = 0; i < m_afcdSeries.size(); i++)
-            o << (i ? "," : "") << m_afcdSeries[i];
-        o << "]";
-    }
+        JsonAfcd(o);
     else
-    {
-        const QueueDisc::Stats& st = m_qdisc->GetStats();
-        auto drops = [&](const char* r) {
-            auto it = st.nDroppedPacketsBeforeEnqueue.find(r);
-            uint64_t n = it == st.nDroppedPacketsBeforeEnqueue.end() ? 0 : it->second;
-            auto jt = st.nDroppedPacketsAfterDequeue.find(r);
-            return n + (jt == st.nDroppedPacketsAfterDequeue.end() ? 0 : jt->second);
-        };
-        auto marks = [&](const char* r) {
-            auto it = st.nMarkedPackets.find(r);
-            return it == st.nMarkedPackets.end() ? uint64_t(0) : it->second;
-        };
-        std::string kind = m_s.qdiscType.substr(m_s.qdiscType.find("::") + 2);
-        o << ",\"qdisc_stats\":[{\"kind\":\"" << kind << "\",\"packets\":"
-          << st.nTotalSentPackets << ",\"drops\":" << st.nTotalDroppedPackets
-          << ",\"ecn_mark\":" << st.nTotalMarkedPackets << ",\"drop_overlimit\":"
-          << drops("Overlimit drop") + drops("Forced drop") + drops("Queue disc limit exceeded")
-          << ",\"early\":" << drops("Unforced drop") << ",\"marked\":"
-          << marks("Unforced mark") + marks("Forced mark") << "}]";
-    }
+        JsonQdisc(o);
     o << "}";
     return o.str();
 }
