@@ -53,8 +53,10 @@ LIBS      := -lbpf -lelf -lz
 # packet loads are deliberate (BPF direct packet access on x86).
 SANITIZE  ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-sanitize=alignment
 
-BPF_OBJS  := $(OUT)/afcd.bpf.o $(OUT)/afcd_ctl.bpf.o $(OUT)/afcd_qdisc.bpf.o $(OUT)/bench.bpf.o
-SKELS     := $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(OUT)/bench.skel.h
+BPF_OBJS  := $(OUT)/afcd.bpf.o $(OUT)/afcd_ctl.bpf.o $(OUT)/afcd_qdisc.bpf.o $(OUT)/bench.bpf.o \
+	     $(OUT)/bench_stages.bpf.o
+SKELS     := $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(OUT)/bench.skel.h \
+	     $(OUT)/bench_stages.skel.h
 BINS      := $(OUT)/afcd $(OUT)/test_law $(OUT)/test_datapath $(OUT)/afcd-bench \
              $(OUT)/afcd-qsample
 HDRS      := maps/afcd_maps.h maps/afcd_maps.bpf.h $(wildcard bpf/*.h)
@@ -77,6 +79,9 @@ $(OUT)/vmlinux.h: | $(OUT)
 $(OUT)/%.bpf.o: bpf/%.bpf.c $(HDRS) $(OUT)/vmlinux.h | $(OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(INCLUDES) -c $< -o $@
+
+# afcd_egress cut after each stage: includes afcd.bpf.c
+$(OUT)/bench_stages.bpf.o: bpf/afcd.bpf.c
 
 $(OUT)/afcd_qdisc.bpf.o: bpf/afcd_qdisc.bpf.c $(HDRS) $(OUT)/vmlinux.h | $(OUT)
 	$(call msg,BPF,$@)
@@ -107,7 +112,7 @@ $(OUT)/test_datapath: tests/bpf/*.c tests/bpf/*.h loader/sys.c loader/log.c lib/
 		loader/sys.c loader/log.c -o $@ $(LIBS) -lpthread -lm
 
 $(OUT)/afcd-bench: tools/afcd-bench.c loader/sys.c loader/log.c lib/pkt.h $(OUT)/afcd.skel.h \
-		   $(OUT)/bench.skel.h $(HDRS) | $(OUT)
+		   $(OUT)/bench.skel.h $(OUT)/bench_stages.skel.h $(HDRS) | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ilib -Iloader $< loader/sys.c loader/log.c -o $@ $(LIBS)
 

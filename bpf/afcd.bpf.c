@@ -40,6 +40,7 @@
 #include "afcd_decide.h"
 #include "afcd_parse.h"
 #include "afcd_classify.bpf.h"
+#include "afcd_stage.h"
 
 #define TC_ACT_OK   0
 #define TC_ACT_SHOT 2
@@ -183,8 +184,8 @@ AFCD_INLINE void afcd_deferred_mark(struct __sk_buff *skb, const struct afcd_con
 		__sync_fetch_and_add(&q->astats[AFCD_A_DEFERRED_MARK], 1);
 }
 
-SEC("tc")
-int afcd_egress(struct __sk_buff *skb)
+/* afcd_egress up to and including stage upto (afcd_stage.h), a constant. */
+AFCD_INLINE int afcd_egress_upto(struct __sk_buff *skb, const enum afcd_stage upto)
 {
 	struct afcd_config *cfg;
 	struct afcd_queue *q;
@@ -218,6 +219,8 @@ int afcd_egress(struct __sk_buff *skb)
 		afcd_gstat_inc(AFCD_G_BAD_SLOT);
 		return TC_ACT_OK;
 	}
+	if (upto == AFCD_STAGE_CONFIG)
+		return TC_ACT_OK;
 	/* the qdisc backend decides in the qdisc: here only its owed marks */
 	if (cfg->flags & AFCD_F_QDISC) {
 		afcd_deferred_mark(skb, cfg, q, ifindex, skb_len);
@@ -235,14 +238,22 @@ int afcd_egress(struct __sk_buff *skb)
 		sender_ts = 0;
 
 	st = afcd_pull_parse(skb, skb_len, &pkt);
+	if (upto == AFCD_STAGE_PARSE)
+		return TC_ACT_OK;
 
 	f = afcd_flow_of(cfg, q, slot, ifindex, st, &pkt, &in);
+	if (upto == AFCD_STAGE_FLOW)
+		return TC_ACT_OK;
 	if (f)
 		afcd_judge_inputs(cfg, q, slot, f, &in);
+	if (upto == AFCD_STAGE_FAIR)
+		return TC_ACT_OK;
 	verdict = afcd_decide(q, f, &in, &t_dep, &ce_thr_mark);
 
 	if (verdict != AFCD_V_PASS && verdict != AFCD_V_MARK)
 		return TC_ACT_SHOT;
+	if (upto == AFCD_STAGE_DECIDE)
+		return TC_ACT_OK;
 	/* the sender's own departure time (TCP's pacing, SO_TXTIME), when it
 	 * is on sch_fq's clock (CLOCK_MONOTONIC) and later: the packet leaves
 	 * no earlier than its socket asked. The virtual queue has charged it
@@ -252,4 +263,10 @@ int afcd_egress(struct __sk_buff *skb)
 	if (verdict == AFCD_V_MARK || ce_thr_mark)
 		afcd_set_ce(skb, pkt.l3_off, pkt.family);
 	return TC_ACT_OK;
+}
+
+SEC("tc")
+int afcd_egress(struct __sk_buff *skb)
+{
+	return afcd_egress_upto(skb, AFCD_STAGE_ALL);
 }

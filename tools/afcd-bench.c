@@ -23,6 +23,12 @@
  *   "fresh":     a fresh estimate in afcd_est (heartbeat = now), as with a
  *                running loader.
  *
+ * Stages: afcd_egress cut after each of its stages (bpf/afcd.bpf.c enum
+ * afcd_stage; bpf/bench_stages.bpf.c), every prefix in the same load,
+ * interleaved, the fastest of ROUNDS loads each; a stage's cost is its
+ * prefix's less the one before it (the first: less the empty program),
+ * printed beside each prefix's size once translated and jited.
+ *
  * Scaling: each program runs on CPU 0 alone, then on CPUs 0 and 1 at
  * once (one thread per CPU, each sending its own flow on the same
  * interface, congested, fresh estimate); scaling_2cpu is the aggregate
@@ -46,9 +52,11 @@
 #include <bpf/libbpf.h>
 
 #include "afcd_config.h"
+#include "afcd_stage.h"
 #include "afcd.skel.h"
 #include "sys.h"
 #include "bench.skel.h"
+#include "bench_stages.skel.h"
 #include "pkt.h"
 
 static int repeat = 20000, samples = 32, rounds = 3, json, scaling_only;
@@ -228,37 +236,43 @@ static double scaling(int prog_fd)
 
 /* ---- the programs ----------------------------------------------------- */
 
-static struct afcd_bpf *afcd_open(int algo, int congested, int fresh)
+/* obj's maps: none pinned (a bench touches no loader's state). */
+static void unpin(struct bpf_object *obj)
 {
-	struct afcd_bpf *skel = afcd_bpf__open();
 	struct bpf_map *m;
-	struct afcd_config c;
+
+	bpf_object__for_each_map(m, obj)
+		bpf_map__set_pin_path(m, NULL);
+}
+
+/* The config of algo on interface 1 (slot 0) in loaded obj, as `afcd
+ * attach` writes it for this namespace: at a rate the link never reaches,
+ * or congested (1 Gbit/s under a queue the horizon never bounds); fresh:
+ * with an estimate that stays fresh for the whole run. 0, or -1. */
+static int configure(struct bpf_object *obj, int algo, int congested, int fresh)
+{
+	struct bpf_map *est = bpf_object__find_map_by_name(obj, "afcd_est");
+	struct bpf_map *cfg = bpf_object__find_map_by_name(obj, "afcd_cfg");
+	struct bpf_map *ifs = bpf_object__find_map_by_name(obj, "afcd_ifslot");
+	struct bpf_map *qm = bpf_object__find_map_by_name(obj, "afcd_queue");
 	struct afcd_queue q = { .ifindex = 1 };
+	struct afcd_config c;
 	__u32 key = 1, slot = 0;
 
-	if (!skel)
-		return NULL;
-	/* the algo's defaults, at a rate the link never reaches (congested:
-	 * 1 Gbit/s under a queue the horizon never bounds) */
+	if (!est || !cfg || !ifs || !qm)
+		return -1;
 	afcd_config_defaults(&c, (__u32)algo, congested ? 1000000000ULL : AFCD_RATE_MAX_BPS);
 	c.rtt_ns = 20000000;
 	if (codel_state_bits >= 0)
 		c.flags = (c.flags & ~AFCD_F_CODEL_STATE) | (__u32)codel_state_bits;
 	if (congested)
 		c.horizon_ns = 10000000000ULL;
-	bpf_object__for_each_map(m, skel->obj)
-		bpf_map__set_pin_path(m, NULL);
-	if (afcd_bpf__load(skel)) {
-		afcd_bpf__destroy(skel);
-		return NULL;
-	}
 	c.slot = slot;
 	c.ifindex = key;
 	/* the datapath takes a config only from the namespace that wrote it */
 	c.netns_cookie = netns_cookie();
 	if (fresh) {
-		/* an estimate that stays fresh for the whole run (the bench
-		 * writes the map directly, past the loader's bound) */
+		/* the bench writes the map directly, past the loader's bound */
 		struct afcd_est e = {
 			.heartbeat_ns = mono_ns(), .global_target_ns = c.target_ns,
 			.m_fair = 20, .waterline = 20, .n_flows = 100, .n_long = 100,
@@ -266,20 +280,38 @@ static struct afcd_bpf *afcd_open(int algo, int congested, int fresh)
 		};
 
 		c.stale_after_ns = 1000000000000000ULL;
-		bpf_map__update_elem(skel->maps.afcd_est, &slot, 4, &e, sizeof(e), BPF_ANY);
+		if (bpf_map__update_elem(est, &slot, 4, &e, sizeof(e), BPF_ANY))
+			return -1;
 	}
-	bpf_map__update_elem(skel->maps.afcd_cfg, &slot, 4, &c, sizeof(c), BPF_ANY);
+	if (bpf_map__update_elem(cfg, &slot, 4, &c, sizeof(c), BPF_ANY))
+		return -1;
 	key = slot + 1;
-	bpf_map__update_elem(skel->maps.afcd_ifslot, &c.ifindex, 4, &key, 4, BPF_ANY);
-	bpf_map__update_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), BPF_ANY);
+	if (bpf_map__update_elem(ifs, &c.ifindex, 4, &key, 4, BPF_ANY))
+		return -1;
+	return bpf_map__update_elem(qm, &slot, 4, &q, sizeof(q), BPF_ANY) ? -1 : 0;
+}
+
+static struct afcd_bpf *afcd_open(int algo, int congested, int fresh)
+{
+	struct afcd_bpf *skel = afcd_bpf__open();
+
+	if (!skel)
+		return NULL;
+	unpin(skel->obj);
+	if (afcd_bpf__load(skel) || configure(skel->obj, algo, congested, fresh)) {
+		afcd_bpf__destroy(skel);
+		return NULL;
+	}
 	return skel;
 }
 
-/* Did the program judge the packets it was timed on (the config taken:
- * some passed or dropped, none counted unconfigured)? 0, or -1 with one
- * line: a bench of the unconfigured early exit measures nothing. */
-static int judged(struct afcd_bpf *skel)
+/* Did the programs of obj judge the packets they were timed on (the config
+ * taken: some passed or dropped, none counted unconfigured)? 0, or -1 with
+ * one line: a bench of the unconfigured early exit measures nothing. */
+static int judged(struct bpf_object *obj)
 {
+	struct bpf_map *qm = bpf_object__find_map_by_name(obj, "afcd_queue");
+	struct bpf_map *gm = bpf_object__find_map_by_name(obj, "afcd_global");
 	int ncpu = libbpf_num_possible_cpus();
 	__u32 slot = 0, key = AFCD_G_UNCONFIGURED;
 	__u64 *pc, sum = 0;
@@ -289,9 +321,8 @@ static int judged(struct afcd_bpf *skel)
 	if (ncpu < 1)
 		ncpu = 1;
 	pc = calloc((size_t)ncpu, sizeof(__u64));   /* afcd_global: per CPU, one u64 each */
-	if (!pc || bpf_map__lookup_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), 0) ||
-	    bpf_map__lookup_elem(skel->maps.afcd_global, &key, 4, pc,
-				 (size_t)ncpu * sizeof(__u64), 0)) {
+	if (!pc || !qm || !gm || bpf_map__lookup_elem(qm, &slot, 4, &q, sizeof(q), 0) ||
+	    bpf_map__lookup_elem(gm, &key, 4, pc, (size_t)ncpu * sizeof(__u64), 0)) {
 		free(pc);
 		fprintf(stderr, "afcd-bench: cannot read the program's counters\n");
 		return -1;
@@ -330,7 +361,7 @@ static int run_afcd(int algo, unsigned nflows, int sc, int base_fd, double *ns, 
 		}
 		err = paired(bpf_program__fd(skel->progs.afcd_egress), base_fd, nflows, 1, &a, &b);
 		if (!err)
-			err = judged(skel);
+			err = judged(skel->obj);
 		afcd_bpf__destroy(skel);
 		if (!err && (*ns < 0 || a < *ns))
 			*ns = a;
@@ -350,6 +381,90 @@ static double scale_afcd(int algo)
 	x = scaling(bpf_program__fd(skel->progs.afcd_egress));
 	afcd_bpf__destroy(skel);
 	return x;
+}
+
+/* ---- where the time goes: afcd_egress cut after each stage ------------ */
+
+#define NSTAGE (AFCD_STAGE_ALL + 1)
+static const char *stage_name[NSTAGE] = { "config", "parse", "flow", "fair", "decide", "apply" };
+#define STAGE_FLOWS 100	/* the steadiest column of the cells */
+#define NSTAGE_SC 2
+static const int stage_sc[NSTAGE_SC] = { 0, 3 }; /* idle, congested_fresh */
+#define NSTAGE_ALGO 2
+static const int stage_algo[NSTAGE_ALGO] = { AFCD_ALGO_AFCD, AFCD_ALGO_FALL };
+
+/* One algo and scenario: each prefix's ns a packet and the empty and the
+ * minimal EDT program's measured beside them (the fastest of `rounds`
+ * loads each), the prefixes' instructions once translated and bytes once
+ * jited (their subprograms included). */
+struct stage_row {
+	double prefix_ns[NSTAGE], empty_ns, edt_min_ns;
+	__u32 xlated[NSTAGE], jited[NSTAGE];
+};
+
+/* *best = x when x is faster (or *best unset, < 0); -1 when x is an error. */
+static int keep_fastest(double *best, double x)
+{
+	if (x < 0)
+		return -1;
+	if (*best < 0 || x < *best)
+		*best = x;
+	return 0;
+}
+
+static int prog_size(int fd, __u32 *xlated, __u32 *jited)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -1;
+	*xlated = info.xlated_prog_len / 8;
+	*jited = info.jited_prog_len;
+	return 0;
+}
+
+/* Every prefix of afcd_egress of algo in scenario sc, in turn in one load
+ * warmed with STAGE_FLOWS flows by the whole program, between the empty
+ * program (empty_fd) and the minimal EDT one (min_fd), `rounds` loads: 0,
+ * or -1. */
+static int run_stages(int algo, int sc, int empty_fd, int min_fd, struct stage_row *row)
+{
+	struct bench_stages_bpf *skel;
+	int fd[NSTAGE], r, k, err = 0;
+
+	row->empty_ns = row->edt_min_ns = -1;
+	for (k = 0; k < NSTAGE; k++)
+		row->prefix_ns[k] = -1;
+	for (r = 0; r < rounds && !err; r++) {
+		skel = bench_stages_bpf__open();
+		if (!skel)
+			return -1;
+		unpin(skel->obj);
+		if (bench_stages_bpf__load(skel) || configure(skel->obj, algo, sc & 1, sc & 2)) {
+			bench_stages_bpf__destroy(skel);
+			return -1;
+		}
+		fd[AFCD_STAGE_CONFIG] = bpf_program__fd(skel->progs.stage_config);
+		fd[AFCD_STAGE_PARSE] = bpf_program__fd(skel->progs.stage_parse);
+		fd[AFCD_STAGE_FLOW] = bpf_program__fd(skel->progs.stage_flow);
+		fd[AFCD_STAGE_FAIR] = bpf_program__fd(skel->progs.stage_fair);
+		fd[AFCD_STAGE_DECIDE] = bpf_program__fd(skel->progs.stage_decide);
+		fd[AFCD_STAGE_ALL] = bpf_program__fd(skel->progs.afcd_egress);
+		err = warm(fd[AFCD_STAGE_ALL], STAGE_FLOWS) ||
+		      keep_fastest(&row->empty_ns, measure(empty_fd, STAGE_FLOWS));
+		for (k = 0; k < NSTAGE && !err; k++) {
+			err = keep_fastest(&row->prefix_ns[k], measure(fd[k], STAGE_FLOWS));
+			if (!err && !r)
+				err = prog_size(fd[k], &row->xlated[k], &row->jited[k]);
+		}
+		if (!err)
+			err = keep_fastest(&row->edt_min_ns, measure(min_fd, STAGE_FLOWS));
+		if (!err)
+			err = judged(skel->obj);
+		bench_stages_bpf__destroy(skel);
+	}
+	return err;
 }
 
 enum { B_EMPTY, B_EDT_MIN, B_EDT_LOCK, B__MAX };
@@ -389,13 +504,21 @@ static void keep_min(double *m, unsigned f, double x)
 		m[f] = x;
 }
 
-int main(int argc, char **argv)
+/* Everything one `afcd-bench` measures: ns per packet of the anchors
+ * (base) and of each scenario and algorithm (r, ratio to the minimal EDT
+ * program measured beside it), and the 2-CPU scaling of each. */
+struct bench_results {
+	double base[B__MAX][NFC];
+	double r[NSC][AFCD_ALGO__MAX][NFC];
+	double ratio[NSC][AFCD_ALGO__MAX][NFC];
+	double sc_base[B__MAX], sc_afcd[2];
+	struct stage_row stages[NSTAGE_ALGO][NSTAGE_SC];
+};
+
+/* The options into the globals they set: 0, or 2 after one line on stderr. */
+static int parse_args(int argc, char **argv)
 {
-	double base[B__MAX][NFC], r[NSC][AFCD_ALGO__MAX][NFC], ratio[NSC][AFCD_ALGO__MAX][NFC];
-	double sc_base[B__MAX], sc_afcd[2], grow, x, b, worst = 0;
-	int opt, a, sc, i, fd[B__MAX];
-	struct bench_bpf *bskel;
-	unsigned f;
+	int opt;
 
 	while ((opt = getopt(argc, argv, "r:s:n:S:cjh")) != -1) {
 		switch (opt) {
@@ -427,71 +550,130 @@ int main(int argc, char **argv)
 		fprintf(stderr, "afcd-bench: -r, -s and -n must be >= 1\n");
 		return 2;
 	}
-	libbpf_set_print(libbpf_quiet);
-	bskel = bench_open(fd);
-	if (!bskel) {
-		fprintf(stderr, "afcd-bench: cannot load the baselines: %s (root needed)\n",
-			strerror(errno));
-		return 1;
-	}
+	return 0;
+}
+
+/* Every cell (unless scaling_only) and the scaling into *m, the anchors
+ * through fd[]: 0, or -1 with errno when a test run failed. */
+static int measure_all(struct bench_results *m, const int *fd)
+{
+	int a, sc, i;
+	unsigned f;
+	double b;
+
 	for (i = 0; i < B__MAX; i++)
 		for (f = 0; f < NFC; f++)
-			base[i][f] = -1;
+			m->base[i][f] = -1;
 	for (f = 0; f < NFC && !scaling_only; f++) {
 		for (i = B_EMPTY; i < B__MAX; i += 2) { /* empty and spin-locked */
-			if (paired(fd[i], fd[B_EDT_MIN], flow_counts[f], rounds, &base[i][f], &b))
-				goto fail;
-			keep_min(base[B_EDT_MIN], f, b);
+			if (paired(fd[i], fd[B_EDT_MIN], flow_counts[f], rounds, &m->base[i][f], &b))
+				return -1;
+			keep_min(m->base[B_EDT_MIN], f, b);
 		}
 		for (sc = 0; sc < NSC; sc++)
 			for (a = 0; a < AFCD_ALGO__MAX; a++) {
-				if (run_afcd(a, flow_counts[f], sc, fd[B_EDT_MIN], &r[sc][a][f], &b))
-					goto fail;
-				keep_min(base[B_EDT_MIN], f, b);
-				ratio[sc][a][f] = r[sc][a][f] / b;
+				if (run_afcd(a, flow_counts[f], sc, fd[B_EDT_MIN], &m->r[sc][a][f], &b))
+					return -1;
+				keep_min(m->base[B_EDT_MIN], f, b);
+				m->ratio[sc][a][f] = m->r[sc][a][f] / b;
 			}
 	}
+	for (a = 0; a < NSTAGE_ALGO && !scaling_only; a++)
+		for (sc = 0; sc < NSTAGE_SC; sc++)
+			if (run_stages(stage_algo[a], stage_sc[sc], fd[B_EMPTY], fd[B_EDT_MIN],
+				       &m->stages[a][sc]))
+				return -1;
 	for (i = B_EDT_MIN; i < B__MAX; i++)
-		sc_base[i] = scaling(fd[i]);
-	sc_afcd[0] = scale_afcd(AFCD_ALGO_AFCD);
-	sc_afcd[1] = scale_afcd(AFCD_ALGO_FALL);
-	bench_bpf__destroy(bskel);
-	if (scaling_only) {
-		printf(json ? "{\"scaling_2cpu\": {\"edt_min\": %.2f, \"edt_lock\": %.2f, "
-			      "\"afcd\": %.2f, \"fall\": %.2f}}\n" :
-		       "scaling_2cpu: edt_min %.2f  edt_lock %.2f  afcd %.2f  fall %.2f\n",
-		       sc_base[B_EDT_MIN], sc_base[B_EDT_LOCK], sc_afcd[0], sc_afcd[1]);
-		return 0;
-	}
+		m->sc_base[i] = scaling(fd[i]);
+	m->sc_afcd[0] = scale_afcd(AFCD_ALGO_AFCD);
+	m->sc_afcd[1] = scale_afcd(AFCD_ALGO_FALL);
+	return 0;
+}
 
-	if (json) {
-		printf("{\"repeat\": %d, \"samples\": %d, \"rounds\": %d, \"flows\": [",
-		       repeat, samples, rounds);
-		for (f = 0; f < NFC; f++)
-			printf("%s%u", f ? ", " : "", flow_counts[f]);
-		printf("]");
-		for (i = 0; i < B__MAX; i++)
-			json_row(base_name[i], base[i], 0);
-		for (sc = 0; sc < NSC; sc++)
-			for (a = 0; a < AFCD_ALGO__MAX; a++) {
-				char name[48];
+static void print_json(const struct bench_results *m)
+{
+	char name[48];
+	int a, sc, i;
+	unsigned f;
 
-				snprintf(name, sizeof(name), "%s_%s", afcd_algo_name(a), sc_name[sc]);
-				json_row(name, r[sc][a], 0);
-			}
-		printf(",\n \"ratio_to_edt_min\": {");
-		for (sc = 0; sc < NSC; sc++)
-			for (a = 0; a < AFCD_ALGO__MAX; a++) {
-				char name[48];
+	printf("{\"repeat\": %d, \"samples\": %d, \"rounds\": %d, \"flows\": [",
+	       repeat, samples, rounds);
+	for (f = 0; f < NFC; f++)
+		printf("%s%u", f ? ", " : "", flow_counts[f]);
+	printf("]");
+	for (i = 0; i < B__MAX; i++)
+		json_row(base_name[i], m->base[i], 0);
+	for (sc = 0; sc < NSC; sc++)
+		for (a = 0; a < AFCD_ALGO__MAX; a++) {
+			snprintf(name, sizeof(name), "%s_%s", afcd_algo_name(a), sc_name[sc]);
+			json_row(name, m->r[sc][a], 0);
+		}
+	printf(",\n \"ratio_to_edt_min\": {");
+	for (sc = 0; sc < NSC; sc++)
+		for (a = 0; a < AFCD_ALGO__MAX; a++) {
+			snprintf(name, sizeof(name), "%s_%s", afcd_algo_name(a), sc_name[sc]);
+			json_row(name, m->ratio[sc][a], !sc && !a);
+		}
+	printf("},\n \"stages\": {");
+	for (a = 0; a < NSTAGE_ALGO; a++)
+		for (sc = 0; sc < NSTAGE_SC; sc++) {
+			const struct stage_row *row = &m->stages[a][sc];
 
-				snprintf(name, sizeof(name), "%s_%s", afcd_algo_name(a), sc_name[sc]);
-				json_row(name, ratio[sc][a], !sc && !a);
-			}
-		printf("},\n \"scaling_2cpu\": {\"edt_min\": %.2f, \"edt_lock\": %.2f, "
-		       "\"afcd\": %.2f, \"fall\": %.2f}}\n",
-		       sc_base[B_EDT_MIN], sc_base[B_EDT_LOCK], sc_afcd[0], sc_afcd[1]);
-		return 0;
-	}
+			printf("%s\n  \"%s_%s\": {\"flows\": %u", a || sc ? "," : "",
+			       afcd_algo_name(stage_algo[a]), sc_name[stage_sc[sc]], STAGE_FLOWS);
+			for (i = 0; i < NSTAGE; i++)
+				printf(", \"%s\": {\"prefix_ns\": %.1f, \"stage_ns\": %.1f, "
+				       "\"xlated_insns\": %u, \"jited_bytes\": %u}", stage_name[i],
+				       row->prefix_ns[i], row->prefix_ns[i] - (i ? row->prefix_ns[i - 1] :
+				       row->empty_ns), row->xlated[i], row->jited[i]);
+			printf(", \"empty_ns\": %.1f, \"edt_min_ns\": %.1f}", row->empty_ns,
+			       row->edt_min_ns);
+		}
+	printf("},\n \"scaling_2cpu\": {\"edt_min\": %.2f, \"edt_lock\": %.2f, "
+	       "\"afcd\": %.2f, \"fall\": %.2f}}\n",
+	       m->sc_base[B_EDT_MIN], m->sc_base[B_EDT_LOCK], m->sc_afcd[0], m->sc_afcd[1]);
+}
+
+/* Each stage's ns a packet (its prefix's less the one before), the prefix's
+ * total, and the prefix's size translated and jited. */
+static void print_stages(const struct bench_results *m)
+{
+	int a, sc, i;
+
+	printf("\nwhere the time goes: afcd_egress cut after each stage, %u flows, ns/packet "
+	       "of the stage (its prefix less the one before; config: less the empty program "
+	       "measured beside), fastest of %d loads:\n", STAGE_FLOWS, rounds);
+	printf("  %-22s", "");
+	for (i = 0; i < NSTAGE; i++)
+		printf("%9s", stage_name[i]);
+	printf("%9s%9s%9s\n", "total", "empty", "min EDT");
+	for (a = 0; a < NSTAGE_ALGO; a++)
+		for (sc = 0; sc < NSTAGE_SC; sc++) {
+			const struct stage_row *row = &m->stages[a][sc];
+
+			printf("  %-5s %-16s", afcd_algo_name(stage_algo[a]), sc_name[stage_sc[sc]]);
+			for (i = 0; i < NSTAGE; i++)
+				printf("%9.1f", row->prefix_ns[i] - (i ? row->prefix_ns[i - 1] :
+								     row->empty_ns));
+			printf("%9.1f%9.1f%9.1f\n", row->prefix_ns[NSTAGE - 1], row->empty_ns,
+			       row->edt_min_ns);
+		}
+	printf("  %-22s", "insns (xlated) / prefix");
+	for (i = 0; i < NSTAGE; i++)
+		printf("%9u", m->stages[0][0].xlated[i]);
+	printf("\n  %-22s", "bytes (jited) / prefix");
+	for (i = 0; i < NSTAGE; i++)
+		printf("%9u", m->stages[0][0].jited[i]);
+	printf("\n");
+}
+
+static void print_table(const struct bench_results *m)
+{
+	double x, worst = 0;
+	char name[48];
+	int a, sc, i;
+	unsigned f;
+
 	printf("ns/packet, BPF_PROG_TEST_RUN: fastest of %d measurements, each the mean of "
 	       "%d runs x %d packets (flow map bound %u)\n\n", rounds, repeat, samples,
 	       AFCD_FLOWS_MAX);
@@ -503,17 +685,15 @@ int main(int argc, char **argv)
 		printf("%-26s", i == B_EMPTY ? "empty tc program" :
 		       i == B_EDT_MIN ? "minimal EDT (1 lookup)" : "minimal EDT, spin-locked");
 		for (f = 0; f < NFC; f++)
-			printf("%10.1f", base[i][f]);
+			printf("%10.1f", m->base[i][f]);
 		printf("\n");
 	}
 	for (sc = 0; sc < NSC; sc++)
 		for (a = 0; a < AFCD_ALGO__MAX; a++) {
-			char name[48];
-
 			snprintf(name, sizeof(name), "%s/%s", afcd_algo_name(a), sc_name[sc]);
 			printf("%-26s", name);
 			for (f = 0; f < NFC; f++)
-				printf("%10.1f", r[sc][a][f]);
+				printf("%10.1f", m->r[sc][a][f]);
 			printf("\n");
 		}
 	printf("\nratio to the minimal EDT program measured beside it (aim <= 1.5x), "
@@ -524,23 +704,52 @@ int main(int argc, char **argv)
 				continue; /* the aims are the dissertation's laws' */
 			printf("  %-5s %-16s", afcd_algo_name(a), sc_name[sc]);
 			for (f = 0; f < NFC; f++) {
-				x = ratio[sc][a][f];
+				x = m->ratio[sc][a][f];
 				if (x > worst)
 					worst = x;
 				printf("%8.2fx", x);
 			}
-			grow = r[sc][a][NFC - 1] / r[sc][a][0];
-			printf("   growth %.2fx\n", grow);
+			printf("   growth %.2fx\n", m->r[sc][a][NFC - 1] / m->r[sc][a][0]);
 		}
 	printf("  worst %.2fx\n", worst);
+	print_stages(m);
 	printf("\nscaling_2cpu (aggregate packets/s on 2 CPUs / on 1, congested, fresh; aim >= 1.7):\n");
 	printf("  edt_min %.2f  edt_lock %.2f  afcd %.2f  fall %.2f\n",
-	       sc_base[B_EDT_MIN], sc_base[B_EDT_LOCK], sc_afcd[0], sc_afcd[1]);
-	return 0;
-fail:
-	if (errno)
-		fprintf(stderr, "afcd-bench: BPF_PROG_TEST_RUN failed: %s (root needed)\n",
+	       m->sc_base[B_EDT_MIN], m->sc_base[B_EDT_LOCK], m->sc_afcd[0], m->sc_afcd[1]);
+}
+
+int main(int argc, char **argv)
+{
+	static struct bench_results m;
+	struct bench_bpf *bskel;
+	int fd[B__MAX], err;
+
+	err = parse_args(argc, argv);
+	if (err)
+		return err;
+	libbpf_set_print(libbpf_quiet);
+	bskel = bench_open(fd);
+	if (!bskel) {
+		fprintf(stderr, "afcd-bench: cannot load the baselines: %s (root needed)\n",
 			strerror(errno));
+		return 1;
+	}
+	err = measure_all(&m, fd);
 	bench_bpf__destroy(bskel);
-	return 1;
+	if (err) {
+		if (errno)
+			fprintf(stderr, "afcd-bench: BPF_PROG_TEST_RUN failed: %s (root needed)\n",
+				strerror(errno));
+		return 1;
+	}
+	if (scaling_only)
+		printf(json ? "{\"scaling_2cpu\": {\"edt_min\": %.2f, \"edt_lock\": %.2f, "
+			      "\"afcd\": %.2f, \"fall\": %.2f}}\n" :
+		       "scaling_2cpu: edt_min %.2f  edt_lock %.2f  afcd %.2f  fall %.2f\n",
+		       m.sc_base[B_EDT_MIN], m.sc_base[B_EDT_LOCK], m.sc_afcd[0], m.sc_afcd[1]);
+	else if (json)
+		print_json(&m);
+	else
+		print_table(&m);
+	return 0;
 }
