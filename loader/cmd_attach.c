@@ -166,6 +166,8 @@ static int attach_open_object(struct attach *a)
 		pr_warn("cannot open the BPF object: %s", strerror(errno));
 		return 1;
 	}
+	if (pins_size_flow_table(a->skel->maps.afcd_flows, (__u32)a->ro.flow_table))
+		return 1;
 	if (afcd_bpf__load(a->skel)) {
 		pr_warn("cannot load the BPF program (see libbpf's messages above); pinned "
 			"maps of an incompatible version? remove them with 'afcd detach DEV'");

@@ -37,6 +37,10 @@ const struct opt_def attach_opts[] = {
 	  "read parameters from FILE (the command line overrides it)" },
 	{ "duration", 0, OPT_TIME_S, ROFF(duration_s), "T", "stop (and clean up) after T" },
 	{ "gc-idle", 0, OPT_TIME, ROFF(gc_idle_ns), "T", "delete flow state idle for T (default 10s)" },
+	{ "flow-table", 0, OPT_INT_POS, ROFF(flow_table), "N",
+	  "entries of the flow table every interface shares (default 65536; 1024-16777216, "
+	  "248 bytes of kernel memory each); set by the first loader: while any interface "
+	  "uses it, only its own size is accepted" },
 	{ "refresh", 0, OPT_CHOICE, ROFF(refresh), "MODE",
 	  "who runs the refresh step: kernel (a BPF timer, Linux >= 5.15), user (this "
 	  "process), auto (kernel if it can, default)", refresh_names },

@@ -25,6 +25,8 @@ struct run_opts {
 	int refresh;            /* enum refresh_mode */
 	int hook;               /* enum tc_hook: --attach */
 	int backend;            /* enum afcd_backend: --backend */
+	int flow_table;         /* --flow-table: entries; 0: the pinned table's,
+				 * else AFCD_FLOWS_MAX */
 };
 
 /* Where the drop law runs (afcd attach --backend; cmd_attach.c names

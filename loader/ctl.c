@@ -11,6 +11,7 @@
 #include "afcd_ctl.h"
 #include "afcd_ctl.skel.h"
 #include "ctl.h"
+#include "pins.h"
 
 /* Run the control program on a control frame carrying *a (read back
  * into *a). Returns its answer, 0 or -errno. */
@@ -39,6 +40,11 @@ struct afcd_ctl_bpf *ctl_load(char *why, size_t n)
 
 	if (!ctl) {
 		snprintf(why, n, "cannot open the control object: %s", strerror(errno));
+		return NULL;
+	}
+	if (pins_size_flow_table(ctl->maps.afcd_flows, 0)) {
+		snprintf(why, n, "cannot size the control object's flow table");
+		afcd_ctl_bpf__destroy(ctl);
 		return NULL;
 	}
 	if (afcd_ctl_bpf__load(ctl)) {

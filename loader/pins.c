@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "log.h"
 #include "pins.h"
@@ -240,4 +241,41 @@ void pins_restart_samples(struct pins *p, __u32 slot, __u32 ifindex)
 	delete_iface_keys(p->count, ifindex);
 	pins_hist_reset(p, slot);
 	pins_zero_samples(p, ifindex);
+}
+
+int pins_size_flow_table(struct bpf_map *map, __u32 want)
+{
+	struct bpf_map_info info = {0};
+	__u32 len = sizeof(info), n = want ? want : AFCD_FLOWS_MAX;
+	char path[256];
+	int fd;
+
+	if (want && (want < AFCD_FLOWS_MIN || want > AFCD_FLOWS_LIMIT)) {
+		pr_warn("--flow-table %u: the flow table takes %u to %u entries", want,
+			AFCD_FLOWS_MIN, AFCD_FLOWS_LIMIT);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", AFCD_PIN_DIR, bpf_map__name(map));
+	fd = bpf_obj_get(path);
+	if (fd >= 0) {
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			info.max_entries = 0;
+		close(fd);
+		if (!info.max_entries) {
+			pr_warn("cannot read the pinned %s: %s", path, strerror(errno));
+			return -1;
+		}
+		if (want && want != info.max_entries) {
+			pr_warn("--flow-table %u: the flow table every interface shares is pinned "
+				"with %u entries; detach every interface to change it", want,
+				info.max_entries);
+			return -1;
+		}
+		n = info.max_entries;
+	}
+	if (bpf_map__set_max_entries(map, n)) {
+		pr_warn("cannot size the flow table to %u entries: %s", n, strerror(errno));
+		return -1;
+	}
+	return 0;
 }

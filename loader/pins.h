@@ -27,6 +27,14 @@ struct pins {
 int pins_open(struct pins *p, bool quiet);
 void pins_close(struct pins *p);
 
+struct bpf_map;
+
+/* Size map, an object's afcd_flows before the object loads: the pinned
+ * table's entries when one is pinned, else want (0: AFCD_FLOWS_MAX).
+ * 0, or -1 with one line printed when want is outside [AFCD_FLOWS_MIN,
+ * AFCD_FLOWS_LIMIT] or differs from the pinned table's (nothing changed). */
+int pins_size_flow_table(struct bpf_map *map, __u32 want);
+
 /* Are the pins still the maps p holds (each path present and the same
  * map, by id)? 0, or -1 with the reason in why: someone removed a pin or
  * remounted bpffs, so that no tool can reach this loader's maps. */

@@ -10,6 +10,7 @@
 
 #include "afcd_maps.h"
 #include "log.h"
+#include "pins.h"
 #include "qdisc_ops.h"
 
 /* build/afcd_qdisc.bpf.o, embedded (the Makefile names it) */
@@ -71,6 +72,10 @@ int qdisc_ops_ensure(void)
 				   &oo);
 	if (!obj) {
 		pr_warn("cannot open the qdisc object: %s", strerror(errno));
+		return -1;
+	}
+	if (pins_size_flow_table(bpf_object__find_map_by_name(obj, "afcd_flows"), 0)) {
+		bpf_object__close(obj);
 		return -1;
 	}
 	ops = bpf_object__find_map_by_name(obj, "afcd");

@@ -88,8 +88,14 @@
 /* Largest shadow buffer, in samples (slots). Default 2000 (Table 3.1). */
 #define AFCD_SB_SIZE_MAX     4096
 #define AFCD_SB_SIZE_DEFAULT 2000
-/* Per-flow state entries (all interfaces together), LRU-evicted. */
+/* Per-flow state entries (all interfaces together), LRU-evicted: the
+ * table's size unless `afcd attach --flow-table N` made it N, within
+ * [AFCD_FLOWS_MIN, AFCD_FLOWS_LIMIT] (248 bytes of kernel memory an entry
+ * on Linux 6.18, bpftool's bytes_memlock over 2^17 entries: the 176-byte
+ * value, its 8-byte key, the LRU element, a bucket; sch_fq's flow is 104). */
 #define AFCD_FLOWS_MAX       65536
+#define AFCD_FLOWS_MIN       1024
+#define AFCD_FLOWS_LIMIT     (1u << 24)
 /* Largest packet length used in tx = len * 8e9 / rate (bytes); longer
  * lengths are clamped, which keeps len * 8e9 below 2^63. */
 #define AFCD_LEN_MAX         (1u << 20)

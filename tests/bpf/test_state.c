@@ -204,6 +204,63 @@ static void test_flow_flood_bounded(void)
 	unload();
 }
 
+/* A long-lived flow keeps its entry while a million one-packet flows, 15
+ * times the table's bound, churn through it: the table is LRU-evicted and
+ * the long flow, sending one packet in every 64, is never the least
+ * recently used. Its entry counts every packet it sent (an entry evicted
+ * and made again would count only those since), and it keeps its samples'
+ * count. */
+static void test_long_flow_survives_churn(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	const __u32 nflows = 1000000, every = 64;
+	struct pkt_spec s = pkt_tcp4(0, 64), lng = pkt_tcp4(4242, 1514);
+	__u8 buf[PKT_MAX], lbuf[PKT_MAX];
+	__u64 now = 1000 * MS, sent = 0;
+	struct afcd_flow f;
+	__u32 i;
+	int len, llen;
+
+	SETUP();
+	c.rate_bps = AFCD_RATE_MAX_BPS;
+	c.sample_bytes = 640;
+	c.sb_size = 2000;
+	set_cfg(1, &c);
+	lng.src4 = 0xC6130101;       /* 198.19.1.1: no churn flow's address */
+	len = pkt_build(buf, &s);
+	llen = pkt_build(lbuf, &lng);
+	for (i = 0; i < nflows; i++) {
+		__u32 src = htonl(0xC6120000u | (i >> 16));
+		__u16 sport = htons((__u16)i);
+
+		memcpy(buf + 26, &src, 4);
+		memcpy(buf + 34, &sport, 2);
+		set_now(now += 1000);
+		if (run_if(buf, len, 1, NULL) != TC_ACT_OK)
+			break;
+		if (i % every == 0) {
+			set_now(now += 1000);
+			if (run_if(lbuf, llen, 1, NULL) != TC_ACT_OK)
+				break;
+			sent++;
+		}
+	}
+	CHECK_EQ(i, nflows);
+	CHECK(!get_flow(&lng, 1, &f), "the long flow has no entry");
+	{
+		struct afcd_queue q = get_queue(1);
+
+		printf("    churn: %u one-packet flows past a bound of %u; the long flow sent "
+		       "%llu, its entry counts %llu, m_i %u; %llu entries made\n", nflows,
+		       AFCD_FLOWS_MAX, (unsigned long long)sent, (unsigned long long)f.packets,
+		       f.m_i, (unsigned long long)q.astats[AFCD_A_FLOW_NEW]);
+		CHECK_EQ(f.packets, sent);
+		CHECK(f.m_i > 0, "m_i %u", f.m_i);
+		CHECK_EQ(q.astats[AFCD_A_FLOW_NEW], nflows + 1);
+	}
+	unload();
+}
+
 /* Two flows under one id are never merged (afcd_flows is keyed by the
  * 64-bit flow id, the entry holds the full key). The collision is forged:
  * flow b's entry is written under flow a's id. a's packets then go to the
@@ -376,6 +433,7 @@ const struct test_case state_tests[] = {
 	TC(test_sampling_is_byte_weighted),
 	TC(test_gso_aggregate_weighs_its_segments),
 	TC(test_flow_flood_bounded),
+	TC(test_long_flow_survives_churn),
 	TC(test_flow_id_collision_not_merged),
 	{ NULL },
 };

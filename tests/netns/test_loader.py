@@ -842,3 +842,57 @@ def test_stats_shows_the_estimate_the_datapath_uses(pair):
         e["global_target_ns"] == pytest.approx(4e6 / 3 ** 0.5, rel=0.01), e
     want = e["global_target_ns"] * (e["m_fair"] / f["m_i"]) ** 3
     assert f["target_ns"] == pytest.approx(want, rel=0.005), (f, e)
+
+
+def flow_table():
+    """(entries, kernel bytes) of the pinned flow table."""
+    m = json.loads(subprocess.run(["bpftool", "-j", "map", "show", "pinned",
+                                   os.path.join(nslib.PIN_DIR, "afcd_flows")],
+                                  capture_output=True, text=True, check=True).stdout)
+    return m["max_entries"], m.get("bytes_memlock")
+
+
+def test_flow_table_sized_once_for_every_interface(pair):
+    """Expected result: --flow-table N sizes the flow table every interface
+    shares (the pinned map has N entries); a second interface's loader
+    asking another size is refused with one line naming the pinned size and
+    changes nothing, one asking none follows the pinned size; a size out of
+    range is refused before anything is made; after the last detach the
+    next loader sizes it anew. The kernel's bytes an entry are printed."""
+    a, b = pair
+    in_ns(a, ["ip", "link", "add", "s1", "type", "veth", "peer", "name", "s2"])
+    for d in ("s1", "s2"):
+        in_ns(a, ["ip", "link", "set", d, "up"])
+    p1 = start_loader(a, "v0", "rate", RATE, "--skip-fq-check", "--flow-table", "131072")
+    try:
+        n, mem = flow_table()
+        assert n == 131072
+        print("flow table: %d entries, %s bytes of kernel memory (%.0f an entry)"
+              % (n, mem, (mem or 0) / n))
+        before = (tc_state(a, "s1"), nslib.pins())
+        r = afcd(a, "attach", "s1", "rate", RATE, "--skip-fq-check", "--flow-table", "4096",
+                 "-q", check=False)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        assert r.returncode != 0 and len(lines) == 1 and "131072" in lines[0], r.stderr
+        assert (tc_state(a, "s1"), nslib.pins()) == before
+        p2 = start_loader(a, "s1", "rate", RATE, "--skip-fq-check")
+        try:
+            assert afcd_stats(a, "s1", flows=False)["config"]["rate_bps"] == 100_000_000
+            assert flow_table()[0] == 131072
+        finally:
+            assert stop(p2) == 0
+    finally:
+        stop(p1)
+        in_ns(a, ["ip", "link", "del", "s1"], check=False)
+    assert nslib.pins() == []
+    for bad in ("5", "16777217"):
+        r = afcd(a, "attach", "v0", "rate", RATE, "--skip-fq-check", "--flow-table", bad,
+                 "-q", check=False)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        assert r.returncode != 0 and len(lines) == 1 and "1024" in lines[0], r.stderr
+        assert nslib.pins() == [] and nslib.hooks(a, "v0") == []
+    p3 = start_loader(a, "v0", "rate", RATE, "--skip-fq-check", "--flow-table", "2048")
+    try:
+        assert flow_table()[0] == 2048
+    finally:
+        assert stop(p3) == 0
