@@ -10,32 +10,15 @@
  */
 #include "afcd.bpf.c"
 
-SEC("tc")
-int stage_config(struct __sk_buff *skb)
-{
-	return afcd_egress_upto(skb, AFCD_STAGE_CONFIG);
-}
+/* A tc program that runs afcd_egress up to and including stage. */
+#define STAGE_PROG(name, stage)					\
+	SEC("tc") int name(struct __sk_buff *skb)		\
+	{							\
+		return afcd_egress_upto(skb, stage);		\
+	}
 
-SEC("tc")
-int stage_parse(struct __sk_buff *skb)
-{
-	return afcd_egress_upto(skb, AFCD_STAGE_PARSE);
-}
-
-SEC("tc")
-int stage_flow(struct __sk_buff *skb)
-{
-	return afcd_egress_upto(skb, AFCD_STAGE_FLOW);
-}
-
-SEC("tc")
-int stage_fair(struct __sk_buff *skb)
-{
-	return afcd_egress_upto(skb, AFCD_STAGE_FAIR);
-}
-
-SEC("tc")
-int stage_decide(struct __sk_buff *skb)
-{
-	return afcd_egress_upto(skb, AFCD_STAGE_DECIDE);
-}
+STAGE_PROG(stage_config, AFCD_STAGE_CONFIG)
+STAGE_PROG(stage_parse, AFCD_STAGE_PARSE)
+STAGE_PROG(stage_flow, AFCD_STAGE_FLOW)
+STAGE_PROG(stage_fair, AFCD_STAGE_FAIR)
+STAGE_PROG(stage_decide, AFCD_STAGE_DECIDE)
