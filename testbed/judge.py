@@ -130,10 +130,19 @@ def _mean_sd(xs):
 
 def _marks(res):
     """CE marks the bottleneck set in a run: ours (ce_threshold and the
-    law's), or the kernel qdisc's ecn_mark / marked; None if not recorded."""
+    law's) from the program's counters at the end of the run, or, where
+    reading them then failed, from the last sample of its series (the
+    marks until then); the kernel qdisc's ecn_mark / marked; None if not
+    recorded (ours are never read from the sch_fq under them)."""
+    keys = ("ce_threshold_mark", "ecn_mark")
     q = ((res.get("afcd_stats") or {}).get("queue")) or {}
     if q:
-        return sum(q.get(k) or 0 for k in ("ce_threshold_mark", "ecn_mark"))
+        return sum(q.get(k) or 0 for k in keys)
+    series = [x for x in res.get("afcd_series") or [] if any(k in x for k in keys)]
+    if series:
+        return sum(series[-1].get(k) or 0 for k in keys)
+    if res.get("loader_params"):          # ours: its counters went unread
+        return None
     ks = [x for x in res.get("qdisc_stats") or [] if x.get("kind") not in ("htb", "tbf")]
     if ks:
         return sum((x.get("ecn_mark") or 0) + (x.get("marked") or 0) for x in ks)

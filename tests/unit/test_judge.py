@@ -409,3 +409,23 @@ def test_every_figure_is_registered_with_checks():
     assert 8 * 3600 < est < 11 * 3600, est / 3600
     assert {s for _, s, _ in runs} >= {"pfifo", "red", "sfb", "kcodel", "afd", "afcd-paper",
                                        "fall-paper", "dctcp", "afcd", "fall", "fq_codel"}
+
+
+def test_marks_of_ours_never_read_from_the_fq_under_it():
+    """Expected result: a run of ours whose final counters went unread
+    (afcd stats failed at its end under TCG) takes its marks from the last
+    sample of the program's series, and with no sample is unrecorded
+    (None: not excluded as 'marked no packet'), never the sch_fq's 0 under
+    it; the kernel's qdiscs still count theirs. A DCTCP run of fig. 4.3
+    marked 6,509 packets by 39.7 s and was excluded on fq's 0."""
+    fq = [{"kind": "fq", "drops": 0}, {"kind": "clsact"}]
+    ours = {"scheme": "dctcp", "loader_params": ["rate", "8mbit"], "afcd_stats": None,
+            "qdisc_stats": fq,
+            "afcd_series": [{"t": 1.0, "ce_threshold_mark": 10, "ecn_mark": 0},
+                            {"t": 39.7, "ce_threshold_mark": 6509, "ecn_mark": 0}]}
+    assert judge._marks(ours) == 6509 and judge.excluded_by_rule(ours) is None
+    ours["afcd_series"] = []
+    assert judge._marks(ours) is None and judge.excluded_by_rule(ours) is None
+    kernel = {"scheme": "dctcp-k", "loader_params": None, "afcd_series": [],
+              "qdisc_stats": [{"kind": "htb"}, {"kind": "codel", "ecn_mark": 0}]}
+    assert judge._marks(kernel) == 0 and judge.excluded_by_rule(kernel)
