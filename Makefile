@@ -6,7 +6,7 @@
 #                 ns-3 engine's and the VM's
 # make sim        the ns-3 engine, build/afcd-sim (tools/deps.sh --ns3 first)
 # make bench      per-packet cost of every algo next to baseline programs
-# make bench-qdisc the qdisc backend against pfifo, fq and a BPF FIFO (VM, Linux 6.18)
+# make bench-qdisc the qdisc backend against pfifo, fq, fq_codel, cake, bpf_fq (VM, 6.18)
 # make bench-wire  the qdisc backend at a NIC's own rate, fairness against a flood (VM)
 # make demo       the testbed demo, about 15 min (see README.md)
 # make demo-full  every workload of the demo, three repeats
@@ -172,12 +172,17 @@ bench: all
 	$(Q)$(OUT)/afcd-bench
 	$(Q)$(PYTHON) -m testbed.bench_loader
 
-# the qdisc backend's cost through a veth against pfifo, fq and a BPF FIFO,
-# in a VM booted from a kernel with BPF qdiscs (tools/deps.sh --vm)
+# the qdisc backend's cost through a veth against pfifo, fq, fq_codel, cake,
+# the kernel's BPF FQ (bpf_fq: its selftest, built for the VM's kernel from
+# that release's source by tools/bpf-fq.sh) and a BPF FIFO, in a VM booted
+# from a kernel with BPF qdiscs (tools/deps.sh --vm)
 QDISC_KERNEL ?= 6.18
 bench-qdisc: all
+	$(Q)tools/bpf-fq.sh $(OUT)/bpf_qdisc_fq.bpf.o \
+		$$(ls /boot/vmlinuz-$(QDISC_KERNEL).*+deb13-amd64 2>/dev/null | \
+		   sed 's|^/boot/vmlinuz-||' | sort -V | tail -1) || true
 	$(Q)$(PYTHON) -m testbed script testbed/qdisc_bench.py --kernel $(QDISC_KERNEL) \
-		--out $(OUT)/bench-qdisc
+		--vm-timeout 5400 --out $(OUT)/bench-qdisc
 
 # the qdisc backend without a rate on a NIC that pushes back (the wire,
 # testbed/wire.py) against pfifo, fq_codel and itself paced, in the VM

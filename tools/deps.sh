@@ -23,6 +23,7 @@
 # than 1.3. If they cannot be installed then, Debian 12's own versions are
 # kept (afcd then attaches with clsact) and the script says so.
 set -euo pipefail
+. "$(dirname "$0")/private-apt.sh"
 
 pkgs=(clang clang-16 llvm libbpf-dev bpftool libelf-dev zlib1g-dev libmicrohttpd-dev libmnl-dev libjson-c-dev pkg-config make gcc
       iproute2 iperf3 ethtool iputils-ping procps kmod util-linux
@@ -122,13 +123,9 @@ fi
 fetch_qdisc_kernel() {
 	local k aopt img rel p
 	k=$(mktemp -d)
-	mkdir -p "$k/etc/apt.conf.d" "$k/etc/preferences.d" "$k/etc/sources.list.d" \
-		"$k/lists/partial" "$k/cache/archives/partial" "$k/x"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
-	     "http://deb.debian.org/debian trixie-backports main" > "$k/etc/sources.list"
-	aopt=(-o Dir::Etc="$k/etc" -o Dir::State::Lists="$k/lists" -o Dir::Cache="$k/cache"
-	      -o Debug::NoLocking=1 -q)
-	apt-get "${aopt[@]}" update >/dev/null 2>&1 || { rm -rf "$k"; return 1; }
+	mkdir -p "$k/x"
+	private_apt "$k" "$(trixie_backports deb)" || { rm -rf "$k"; return 1; }
+	aopt=("${PAPT[@]}")
 	img=$(apt-cache "${aopt[@]}" pkgnames linux-image-6. 2>/dev/null |
 	      grep -E '^linux-image-6\.1[78]\.[0-9]+\+deb13-amd64$' | sort -V | tail -1)
 	[ -n "$img" ] || img=$(apt-cache "${aopt[@]}" pkgnames linux-image-6. 2>/dev/null |
