@@ -105,16 +105,17 @@ $(OUT)/test_law: tests/unit/test_law.c lib/pkt.h tests/unit/check.h $(HDRS) | $(
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -Wno-unknown-pragmas $(INCLUDES) -Ilib -Itests/unit $< -o $@ -lm
 
 # the BPF_PROG_TEST_RUN tests: one runner, a file per concern (tests/bpf)
-$(OUT)/test_datapath: tests/bpf/*.c tests/bpf/*.h loader/sys.c loader/log.c lib/pkt.h tests/unit/check.h \
-		      $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(HDRS) | $(OUT)
+$(OUT)/test_datapath: tests/bpf/*.c tests/bpf/*.h loader/sys.c loader/log.c loader/qread.c lib/pkt.h \
+		      tests/unit/check.h $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(HDRS) | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Wno-unknown-pragmas $(INCLUDES) -Ilib -Iloader -Itests/unit -Itests/bpf tests/bpf/*.c \
-		loader/sys.c loader/log.c -o $@ $(LIBS) -lpthread -lm
+		loader/sys.c loader/log.c loader/qread.c -o $@ $(LIBS) -lpthread -lm
 
-$(OUT)/afcd-bench: tools/afcd-bench.c loader/sys.c loader/log.c lib/pkt.h $(OUT)/afcd.skel.h \
-		   $(OUT)/bench.skel.h $(OUT)/bench_stages.skel.h $(HDRS) | $(OUT)
+$(OUT)/afcd-bench: tools/afcd-bench.c loader/sys.c loader/log.c loader/qread.c lib/pkt.h \
+		   $(OUT)/afcd.skel.h $(OUT)/bench.skel.h $(OUT)/bench_stages.skel.h $(HDRS) | $(OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ilib -Iloader $< loader/sys.c loader/log.c -o $@ $(LIBS)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Ilib -Iloader $< loader/sys.c loader/log.c loader/qread.c \
+		-o $@ $(LIBS)
 
 # The ns-3 engine (sim/, testbed/ns3.py): the datapath's own programs as the
 # bottleneck of ns-3 3.44 from PyPI's wheel (tools/deps.sh --ns3 unpacks it
@@ -123,7 +124,7 @@ NS3_DIR  ?= /usr/local/lib/afcd-ns3/ns3
 NS3_LIBS := core network internet point-to-point applications traffic-control stats
 CXX      ?= g++
 sim: $(OUT)/afcd-sim
-$(OUT)/afcd-sim: sim/*.cc sim/*.h sim/afcd_drive.c loader/params.c loader/params_doc.c loader/units.c loader/sys.c loader/log.c \
+$(OUT)/afcd-sim: sim/*.cc sim/*.h sim/afcd_drive.c loader/params.c loader/params_doc.c loader/units.c loader/sys.c loader/log.c loader/qread.c \
 		 $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(HDRS) | $(OUT)
 	$(call msg,CXX,$@)
 	$(Q)test -d $(NS3_DIR)/include || { echo "no ns-3 under $(NS3_DIR): tools/deps.sh --ns3"; exit 1; }
@@ -133,9 +134,10 @@ $(OUT)/afcd-sim: sim/*.cc sim/*.h sim/afcd_drive.c loader/params.c loader/params
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader -c loader/units.c -o $(OUT)/sim_units.o
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader -c loader/sys.c -o $(OUT)/sim_sys.o
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader -c loader/log.c -o $(OUT)/sim_log.o
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader -c loader/qread.c -o $(OUT)/sim_qread.o
 	$(Q)$(CXX) -std=c++20 -O2 -g -Wall -isystem $(NS3_DIR)/include -Isim $(INCLUDES) \
 		sim/*.cc $(OUT)/sim_drive.o $(OUT)/sim_params.o $(OUT)/sim_params_doc.o $(OUT)/sim_units.o \
-		$(OUT)/sim_sys.o $(OUT)/sim_log.o -o $@ \
+		$(OUT)/sim_sys.o $(OUT)/sim_log.o $(OUT)/sim_qread.o -o $@ \
 		-L$(NS3_DIR)/lib64 -Wl,-rpath,$(NS3_DIR)/lib64 $(addprefix -lns3.44-,$(NS3_LIBS)) \
 		$(LIBS) -ljson-c -lm
 

@@ -215,7 +215,7 @@ AFCD_INLINE int afcd_egress_upto(struct __sk_buff *skb, const enum afcd_stage up
 		return TC_ACT_OK;
 	}
 	q = bpf_map_lookup_elem(&afcd_queue, &slot);
-	if (!q || q->ifindex != ifindex) {
+	if (!q || q->ifindex != ifindex || q->slot != slot) {
 		afcd_gstat_inc(AFCD_G_BAD_SLOT);
 		return TC_ACT_OK;
 	}

@@ -352,10 +352,9 @@ AFCD_INLINE struct afcd_flow *afcd_flow_of(const struct afcd_config *cfg, struct
 		if (!f)
 			f = afcd_agg_get(q, AFCD_AGG_OVERFLOW, ifindex, &pkt->key);
 		if (pkt->fragment)
-			__sync_fetch_and_add(&q->stats[AFCD_S_FRAGMENT], 1);
+			AFCD_COUNT(q, stats[AFCD_S_FRAGMENT], 1);
 	} else {
-		__sync_fetch_and_add(&q->stats[st == AFCD_P_NON_IP ? AFCD_S_NON_IP :
-					       AFCD_S_PARSE_ERR], 1);
+		AFCD_COUNT(q, stats[st == AFCD_P_NON_IP ? AFCD_S_NON_IP : AFCD_S_PARSE_ERR], 1);
 		f = afcd_agg_get(q, AFCD_AGG_UNCLASSIFIED, ifindex, &pkt->key);
 	}
 	if (f) {

@@ -21,8 +21,9 @@
  * then it zeroes the estimate's heartbeat and the datapath falls back to
  * its own m_fair = sb_size / N (ALGORITHM.md sec. 3).
  *
- * Needs kernel >= 5.15 (BPF timers); the loader falls back to refreshing
- * from user space when loading or arming fails.
+ * Needs kernel >= 5.19 (BPF timers, per-CPU lookups of other CPUs'
+ * values); the loader falls back to refreshing from user space when
+ * loading or arming fails.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -68,9 +69,43 @@ AFCD_INLINE int afcd_ctl_lookup(__u32 ifindex, __u32 slot, struct afcd_ctl_maps 
 	m->s = bpf_map_lookup_elem(&afcd_scan, &slot);
 	if (!m->q || !m->e || !m->s)
 		return -AFCD_ENOENT;
-	if (m->q->ifindex != ifindex)
+	if (m->q->ifindex != ifindex || m->q->slot != slot)
 		return -AFCD_EINVAL;
 	return 0;
+}
+
+/* The counters the refresh step reads, whole: the queue's words plus every
+ * CPU's part (maps/afcd_maps.h, afcd_qpcpu). The bpf_loop() callback adds
+ * CPU cpu's part and stops past the last possible CPU, where the lookup
+ * finds none. */
+#define AFCD_CPUS_MAX 8192	/* the kernel's NR_CPUS bound on x86 */
+struct afcd_qsum {
+	__u32 slot;
+	struct afcd_refresh_counts n;
+};
+
+static long afcd_qsum_cpu(__u32 cpu, void *ctx)
+{
+	struct afcd_qsum *x = ctx;
+	struct afcd_qpcpu *pc = bpf_map_lookup_percpu_elem(&afcd_qpcpu, &x->slot, cpu);
+
+	if (!pc)
+		return 1;
+	x->n.passed += pc->stats[AFCD_S_PASSED];
+	x->n.sojourn_sum_ns += pc->sojourn_sum_ns;
+	x->n.idle_ns += pc->stats[AFCD_S_IDLE_NS];
+	x->n.police_drop += pc->stats[AFCD_S_POLICE_DROP];
+	return 0;
+}
+
+/* afcd_refresh() of m's interface at now, with its counters whole. */
+AFCD_INLINE void afcd_ctl_refresh(struct afcd_ctl_maps *m, __u32 slot, __u64 now)
+{
+	struct afcd_qsum x = { .slot = slot };
+
+	afcd_refresh_counts_of(m->q, &x.n);
+	bpf_loop(AFCD_CPUS_MAX, afcd_qsum_cpu, &x, 0);
+	afcd_refresh(m->c, m->q, &x.n, m->s, m->e, now);
 }
 
 /* Timer callback (softirq): one refresh, then re-arm after update_period. */
@@ -87,7 +122,7 @@ static int afcd_timer_fire(void *map, __u32 *key, struct afcd_timer *t)
 		m.e->refresher = AFCD_REFRESHER_NONE;
 		goto stop;
 	}
-	afcd_refresh(m.c, m.q, m.s, m.e, t0);
+	afcd_ctl_refresh(&m, t->slot, t0);
 	m.e->refresher = AFCD_REFRESHER_KERNEL;
 	period = m.c->update_period_ns;
 	if (period < AFCD_TIMER_MIN_NS)
@@ -161,7 +196,7 @@ AFCD_INLINE int afcd_ctl_op(struct afcd_ctl_args *a)
 	case AFCD_CTL_REFRESH:
 		err = afcd_ctl_lookup(ifindex, slot, &m);
 		if (!err)
-			afcd_refresh(m.c, m.q, m.s, m.e, now);
+			afcd_ctl_refresh(&m, slot, now);
 		break;
 	default:
 		err = -AFCD_EINVAL;

@@ -101,12 +101,33 @@ AFCD_INLINE void afcd_refresh_load(const struct afcd_config *c, struct afcd_est 
 		e->load_age_ms += (__u32)(dt_ns / 1000000ULL) ? (__u32)(dt_ns / 1000000ULL) : 1;
 }
 
-/* The queue's backlog, ns: the mean sojourn of the packets passed since
- * the last refresh, or (none passed) what the EDT clock holds ahead of
- * now. */
-AFCD_INLINE __u64 afcd_refresh_backlog(const struct afcd_queue *q, struct afcd_est *e, __u64 now)
+/* The counters of the queue the refresh step reads, each whole (its word
+ * in the queue plus its CPUs' parts: maps/afcd_maps.h, afcd_qpcpu). */
+struct afcd_refresh_counts {
+	__u64 passed;          /* stats[AFCD_S_PASSED], packets */
+	__u64 sojourn_sum_ns;  /* sojourn_sum_ns */
+	__u64 idle_ns;         /* stats[AFCD_S_IDLE_NS] */
+	__u64 police_drop;     /* stats[AFCD_S_POLICE_DROP], packets */
+};
+
+/* The counters of a queue whose words hold them whole (a folded copy, or
+ * the host build's queue). */
+AFCD_INLINE void afcd_refresh_counts_of(const struct afcd_queue *q, struct afcd_refresh_counts *n)
 {
-	__u64 passed = q->stats[AFCD_S_PASSED], sum = q->sojourn_sum_ns, t_last = q->t_last_ns;
+	n->passed = q->stats[AFCD_S_PASSED];
+	n->sojourn_sum_ns = q->sojourn_sum_ns;
+	n->idle_ns = q->stats[AFCD_S_IDLE_NS];
+	n->police_drop = q->stats[AFCD_S_POLICE_DROP];
+}
+
+/* The queue's backlog, ns: the mean sojourn of the packets passed since
+ * the last refresh (n: its counters), or (none passed) what the EDT clock
+ * holds ahead of now. */
+AFCD_INLINE __u64 afcd_refresh_backlog(const struct afcd_queue *q,
+				       const struct afcd_refresh_counts *n, struct afcd_est *e,
+				       __u64 now)
+{
+	__u64 passed = n->passed, sum = n->sojourn_sum_ns, t_last = q->t_last_ns;
 	__u64 backlog = t_last > now ? t_last - now : 0;
 
 	if (passed > e->prev_passed && e->prev_passed)
@@ -166,12 +187,15 @@ AFCD_INLINE void afcd_refresh_fair_rate(const struct afcd_config *c, const struc
  * link rate; while that is unknown (0), m_fair is the anchor and nobody is
  * policed. c: the interface's config (sample_bytes != 0 as the loader
  * validates; returns without writing otherwise). q: its queue,
- * read with plain loads (monotonic u64 counters, aligned). s: the
+ * read with plain loads (monotonic u64 counters, aligned); cnt: its
+ * counters whole (NULL: q's words hold them, as in a folded copy). s: the
  * loader's last scan. e: updated in place; heartbeat_ns = now last.
  */
 AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_queue *q,
-			      const struct afcd_scan *s, struct afcd_est *e, __u64 now)
+			      const struct afcd_refresh_counts *cnt, const struct afcd_scan *s,
+			      struct afcd_est *e, __u64 now)
 {
+	struct afcd_refresh_counts own;
 	__u64 sampled = q->astats[AFCD_A_SAMPLED_BYTES];
 	__s32 n_active = q->n_active, n;
 	__u64 rate = afcd_rate_of(c, q), backlog, gt, qt_ns, dt_ns;
@@ -181,11 +205,15 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 
 	if (!c->sample_bytes)
 		return;
+	if (!cnt) {
+		afcd_refresh_counts_of(q, &own);
+		cnt = &own;
+	}
 	dt_ns = e->prev_t_ns && now > e->prev_t_ns ? now - e->prev_t_ns : 0;
 	afcd_refresh_load(c, e, sampled, rate, dt_ns);
 	e->prev_t_ns = now;
 	e->prev_sampled = sampled;
-	backlog = afcd_refresh_backlog(q, e, now);
+	backlog = afcd_refresh_backlog(q, cnt, e, now);
 
 	n = s->n_long ? (__s32)s->n_long : n_active;
 	gt = afcd_fall_global_target_ns(c->rtt_ns, n, 2 * afcd_tx_ns(c->mtu_bytes, rate),
@@ -215,12 +243,12 @@ AFCD_INLINE void afcd_refresh(const struct afcd_config *c, const struct afcd_que
 	e->crowd_gate_ns = afcd_gate_step(e->crowd_gate_ns,
 					  afcd_police_gate_ns(c->target_ns,
 							      traits & AFCD_T_GTARGET ? gt : 0),
-					  dt_ns, q->stats[AFCD_S_IDLE_NS] - e->prev_idle_ns,
-					  q->stats[AFCD_S_POLICE_DROP] - e->prev_police_drop,
+					  dt_ns, cnt->idle_ns - e->prev_idle_ns,
+					  cnt->police_drop - e->prev_police_drop,
 					  c->window_ns);
 out:
-	e->prev_idle_ns = q->stats[AFCD_S_IDLE_NS];
-	e->prev_police_drop = q->stats[AFCD_S_POLICE_DROP];
+	e->prev_idle_ns = cnt->idle_ns;
+	e->prev_police_drop = cnt->police_drop;
 	e->n_flows = n_active > 0 ? (__u32)n_active : 0;
 	e->n_long = s->n_long;
 	e->mice_samples = s->mice;

@@ -277,6 +277,28 @@ AFCD_INLINE void afcd_in_init(const struct afcd_config *c, __u64 now, __u32 len,
 #define AFCD_READ_ONCE(x) (*(volatile __typeof__(x) *)&(x))
 #define AFCD_ATOMIC_ADD(p, v) ((void)__sync_fetch_and_add((p), (v)))
 
+/* Add v to counter field of queue q (stats[i] or sojourn_sum_ns, a field
+ * of both struct afcd_queue and struct afcd_qpcpu): in this CPU's part
+ * (maps/afcd_maps.h, afcd_qpcpu), a plain add, where the includer gives
+ * AFCD_QPCPU(q) (the BPF programs: afcd_maps.bpf.h) and it has the
+ * entry; else in the queue's shared word, atomically (the host build, or
+ * a per-CPU entry that cannot be had). AFCD_COUNT_PC takes the part an
+ * earlier AFCD_PC(q) found, for several counters of one packet. */
+#ifdef AFCD_QPCPU
+#define AFCD_PC(q) AFCD_QPCPU(q)
+#else
+#define AFCD_PC(q) ((struct afcd_qpcpu *)0)
+#endif
+#define AFCD_COUNT_PC(pc, q, field, v) do {					\
+	struct afcd_qpcpu *pc_ = (pc);						\
+										\
+	if (pc_)								\
+		pc_->field += (v);						\
+	else									\
+		AFCD_ATOMIC_ADD(&(q)->field, (v));				\
+} while (0)
+#define AFCD_COUNT(q, field, v) AFCD_COUNT_PC(AFCD_PC(q), q, field, v)
+
 /* Advance a shared EDT clock by tx_ns for an admitted packet and return
  * its departure time: afcd_clock_start(clock, now, burst_ns) + tx, as
  * afcd_edt_schedule() computed from the value `seen` before the decision
@@ -357,7 +379,7 @@ AFCD_INLINE __u32 afcd_admit(struct afcd_queue *q, struct afcd_flow *f,
 	if (!in->aqm || !f)
 		return AFCD_V_PASS;
 	if (in->stale)
-		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_STALE_FALLBACK], 1);
+		AFCD_COUNT(q, stats[AFCD_S_STALE_FALLBACK], 1);
 	if (!in->police_tx_ns)
 		return AFCD_V_PASS;
 	*vt_seen = in->mouse ? AFCD_READ_ONCE(q->mice_vt_ns) : f->vt_ns;
@@ -477,7 +499,7 @@ AFCD_INLINE __u32 afcd_commit(struct afcd_queue *q, const struct afcd_in *in, __
 	e->t_dep_ns = afcd_clock_advance(&q->t_last_ns, t_seen, in->now_ns, in->tx_ns,
 					 burst_ns, &idle);
 	if (idle)
-		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_IDLE_NS], idle);
+		AFCD_COUNT(q, stats[AFCD_S_IDLE_NS], idle);
 	e->sojourn_ns = afcd_time_after_eq(e->t_dep_ns, in->now_ns) ? e->t_dep_ns - in->now_ns : 0;
 	if (e->sojourn_ns > in->horizon_ns) {
 		AFCD_ATOMIC_ADD(&q->t_last_ns, -in->tx_ns);
@@ -600,11 +622,10 @@ AFCD_INLINE void afcd_count_marks(struct afcd_queue *q, struct afcd_flow *f, int
 				  __u8 marks)
 {
 	if (mark)
-		AFCD_ATOMIC_ADD(&q->stats[(marks & AFCD_MARK_POLICE) ? AFCD_S_POLICE_MARK :
-					  (marks & AFCD_MARK_HIGH) ? AFCD_S_HIGH_MARK :
-					  AFCD_S_ECN_MARK], 1);
+		AFCD_COUNT(q, stats[(marks & AFCD_MARK_POLICE) ? AFCD_S_POLICE_MARK :
+				    (marks & AFCD_MARK_HIGH) ? AFCD_S_HIGH_MARK : AFCD_S_ECN_MARK], 1);
 	if (marks & AFCD_MARK_CE_THRESHOLD)
-		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_CE_THRESHOLD_MARK], 1);
+		AFCD_COUNT(q, stats[AFCD_S_CE_THRESHOLD_MARK], 1);
 	if (f && (mark || (marks & AFCD_MARK_CE_THRESHOLD)))
 		f->marks++;
 }
@@ -616,13 +637,15 @@ AFCD_INLINE void afcd_account(struct afcd_queue *q, struct afcd_flow *f,
 			      const struct afcd_in *in, const struct afcd_edt *e, __u32 verdict,
 			      __u8 marks)
 {
+	struct afcd_qpcpu *pc = AFCD_PC(q);
+
 	if (verdict == AFCD_V_PASS || verdict == AFCD_V_MARK) {
 		q->last_sojourn_ns = e->sojourn_ns;
 		if (e->sojourn_ns > AFCD_READ_ONCE(q->max_sojourn_ns))
 			q->max_sojourn_ns = e->sojourn_ns;
-		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_PASSED], 1);
-		AFCD_ATOMIC_ADD(&q->stats[AFCD_S_PASSED_BYTES], in->len);
-		AFCD_ATOMIC_ADD(&q->sojourn_sum_ns, e->sojourn_ns);
+		AFCD_COUNT_PC(pc, q, stats[AFCD_S_PASSED], 1);
+		AFCD_COUNT_PC(pc, q, stats[AFCD_S_PASSED_BYTES], in->len);
+		AFCD_COUNT_PC(pc, q, sojourn_sum_ns, e->sojourn_ns);
 		afcd_count_marks(q, f, verdict == AFCD_V_MARK, marks);
 		if (f) {
 			f->bytes += in->len;
@@ -630,8 +653,8 @@ AFCD_INLINE void afcd_account(struct afcd_queue *q, struct afcd_flow *f,
 		}
 	} else {
 		if (verdict == AFCD_V_DROP_POLICE)
-			AFCD_ATOMIC_ADD(&q->stats[AFCD_S_POLICE_DROP], 1);
-		AFCD_ATOMIC_ADD(&q->stats[verdict == AFCD_V_DROP_OVERLIMIT ? AFCD_S_OVERLIMIT_DROP :
+			AFCD_COUNT_PC(pc, q, stats[AFCD_S_POLICE_DROP], 1);
+		AFCD_COUNT_PC(pc, q, stats[verdict == AFCD_V_DROP_OVERLIMIT ? AFCD_S_OVERLIMIT_DROP :
 					  AFCD_S_AQM_DROP], 1);
 		if (f)
 			f->drops++;

@@ -197,7 +197,7 @@ AFCD_INLINE struct afcd_config *afcd_qdisc_cfg(const struct afcd_qkey *k, __u32 
 		return 0;
 	}
 	*q = bpf_map_lookup_elem(&afcd_queue, slot);
-	if (!*q || (*q)->ifindex != k->ifindex) {
+	if (!*q || (*q)->ifindex != k->ifindex || (*q)->slot != *slot) {
 		afcd_gstat_inc(AFCD_G_BAD_SLOT);
 		return 0;
 	}

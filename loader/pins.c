@@ -15,6 +15,7 @@
 
 #include "log.h"
 #include "pins.h"
+#include "qread.h"
 #include "sys.h"
 
 /* What each pin must be: its name, map type, key and value size. */
@@ -228,6 +229,16 @@ int pins_hist_reset(struct pins *p, __u32 slot)
 	static const struct afcd_sb_hist zero;
 
 	return bpf_map_update_elem(p->hist, &slot, &zero, BPF_ANY) ? -errno : 0;
+}
+
+int pins_qpcpu_reset(struct pins *p, __u32 slot)
+{
+	return qpcpu_reset_fd(p->qpcpu, slot);
+}
+
+int queue_read(struct pins *p, __u32 slot, struct afcd_queue *q)
+{
+	return queue_read_fd(p->queue, p->qpcpu, slot, q);
 }
 
 void pins_forget_flows(struct pins *p, __u32 ifindex)

@@ -95,6 +95,9 @@ long flows_each(struct pins *p, __u32 ifindex, flow_fn fn, void *arg);
  * pins_hist_reset() zeroes the slot's histogram (0 or -errno);
  * pins_zero_samples() sets every flow's m_i of ifindex to 0. */
 void pins_forget_flows(struct pins *p, __u32 ifindex);
+/* qread.h's qpcpu_reset_fd() and queue_read_fd() on the pinned maps. */
+int pins_qpcpu_reset(struct pins *p, __u32 slot);
+int queue_read(struct pins *p, __u32 slot, struct afcd_queue *q);
 void pins_restart_samples(struct pins *p, __u32 slot, __u32 ifindex);
 int pins_hist_reset(struct pins *p, __u32 slot);
 void pins_zero_samples(struct pins *p, __u32 ifindex);

@@ -161,7 +161,7 @@ __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now)
 	struct afcd_queue q;
 	__u64 period;
 
-	if (cfg_lookup(p, ifindex, &c) || bpf_map_lookup_elem(p->queue, &c.slot, &q))
+	if (cfg_lookup(p, ifindex, &c) || queue_read(p, c.slot, &q))
 		return 0;              /* detached under us */
 	period = c.update_period_ns;
 	if (now - ls->last_scan_ns >= AFCD_SCAN_PERIOD_NS || !ls->last_scan_ns) {
@@ -207,7 +207,7 @@ __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now)
 		}
 	}
 	if (!ls->kernel) {
-		afcd_refresh(&c, &q, &ls->sc, &ls->e, now);
+		afcd_refresh(&c, &q, NULL, &ls->sc, &ls->e, now);
 		ls->e.refresher = AFCD_REFRESHER_LOADER;
 		bpf_map_update_elem(p->est, &c.slot, &ls->e, BPF_ANY);
 		return period;

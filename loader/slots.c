@@ -73,12 +73,13 @@ int cfg_check_netns(struct pins *p, __u32 ifindex, const char *dev, bool claim)
 
 /* Delete this interface's entries from afcd_sb_count (keyed by afcd_flow_key). */
 
-/* Zero the interface's queue, estimate, scan and ring slot, mark the queue
- * as owned by ifindex (the datapath checks ownership per packet) and give
- * it a fresh flow-id key from getrandom(2). */
+/* Zero the interface's queue, its counters' per-CPU parts, estimate, scan
+ * and ring slot, mark the queue as owned by ifindex at slot (the datapath
+ * checks both per packet) and give it a fresh flow-id key from
+ * getrandom(2). */
 static int slot_reset(struct pins *p, __u32 slot, __u32 ifindex)
 {
-	struct afcd_queue q = { .ifindex = ifindex };
+	struct afcd_queue q = { .ifindex = ifindex, .slot = slot };
 	struct afcd_est e = {0};
 	struct afcd_scan sc = {0};
 	void *ring;
@@ -97,6 +98,8 @@ static int slot_reset(struct pins *p, __u32 slot, __u32 ifindex)
 		err = bpf_map_update_elem(p->scan, &slot, &sc, BPF_ANY);
 	if (!err)
 		err = pins_hist_reset(p, slot);
+	if (!err)
+		err = pins_qpcpu_reset(p, slot);
 	if (!err)
 		err = bpf_map_update_elem(p->queue, &slot, &q, BPF_ANY);
 	pins_forget_flows(p, ifindex);
@@ -299,6 +302,7 @@ int config_delete_locked(struct pins *p, __u32 ifindex, struct afcd_config *old)
 	if (old->slot < AFCD_MAX_IFACES) {
 		bpf_map_update_elem(p->cfg, &old->slot, &c, BPF_ANY);
 		bpf_map_update_elem(p->queue, &old->slot, &q, BPF_ANY);
+		pins_qpcpu_reset(p, old->slot);
 		bpf_map_update_elem(p->est, &old->slot, &e, BPF_ANY);
 		bpf_map_update_elem(p->scan, &old->slot, &sc, BPF_ANY);
 	}

@@ -21,7 +21,7 @@ int snapshot_read(struct pins *p, __u32 ifindex, struct snapshot *s)
 		free(v);
 		return -1;
 	}
-	if (bpf_map_lookup_elem(p->queue, &s->c.slot, &s->q) ||
+	if (queue_read(p, s->c.slot, &s->q) ||
 	    bpf_map_lookup_elem(p->est, &s->c.slot, &s->e) ||
 	    bpf_map_lookup_elem(p->scan, &s->c.slot, &s->s)) {
 		free(v);

@@ -18,7 +18,7 @@
 struct snapshot {
 	__u64 t_ns;                     /* CLOCK_MONOTONIC at the reading */
 	struct afcd_config c;
-	struct afcd_queue q;
+	struct afcd_queue q;            /* its counters folded (queue_read()) */
 	struct afcd_est e;
 	struct afcd_scan s;
 	__u64 global[AFCD_G__MAX];      /* afcd_global summed over CPUs */

@@ -104,6 +104,27 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } afcd_scan SEC(".maps");
 
+/* Each CPU's part of the queue's counters per interface slot (afcd_maps.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, AFCD_MAX_IFACES);
+	__type(key, __u32);
+	__type(value, struct afcd_qpcpu);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} afcd_qpcpu SEC(".maps");
+
+/* This CPU's part of queue q's counters (its afcd_qpcpu entry, by q->slot,
+ * which the datapath has checked against the packet's slot), or NULL. A
+ * per-CPU array lookup, which the verifier inlines. The counting macros of
+ * bpf/afcd_decide.h take it through AFCD_QPCPU. */
+static __always_inline struct afcd_qpcpu *afcd_qpcpu_of(const struct afcd_queue *q)
+{
+	__u32 slot = q->slot;	/* on the stack: Linux 6.1 takes no map key from a map value */
+
+	return bpf_map_lookup_elem(&afcd_qpcpu, &slot);
+}
+#define AFCD_QPCPU(q) afcd_qpcpu_of(q)
+
 /* Refresh timer per interface slot (used by afcd_ctl.bpf.c only; every
  * object declares it so that any of them can create the full set of pins). */
 struct {

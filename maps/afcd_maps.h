@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 17u
+#define AFCD_ABI_VERSION 18u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -54,7 +54,8 @@
 	FN(scan,   "afcd_scan",     BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_scan)   \
 	FN(timer,  "afcd_timer",    BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_timer)  \
 	FN(hist,   "afcd_sb_hist",  BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_sb_hist) \
-	FN(ifslot, "afcd_ifslot",   BPF_MAP_TYPE_ARRAY,         __u32, __u32)
+	FN(ifslot, "afcd_ifslot",   BPF_MAP_TYPE_ARRAY,         __u32, __u32)              \
+	FN(qpcpu,  "afcd_qpcpu",    BPF_MAP_TYPE_PERCPU_ARRAY,  __u32, struct afcd_qpcpu)
 
 /* The pinned tcx link of an interface attached with `afcd attach --attach
  * tcx` (printf format: the network namespace's cookie, then the ifindex,
@@ -711,11 +712,12 @@ _Static_assert(sizeof(struct afcd_flow) == 176, "afcd_flow ABI");
 
 /* ---- Queue: map afcd_queue ---------------------------------------------
  * BPF_MAP_TYPE_ARRAY indexed by slot, value struct afcd_queue. The
- * configuring tool zeroes the slot and writes its ifindex and a random
- * flow_id_key; the datapath ignores a slot whose ifindex is not the
- * packet's (AFCD_G_BAD_SLOT). No lock: the datapath updates it with
- * atomics, and the whole queue's CoDel vars (gcv) under the try-lock
- * gcv_busy (bpf/afcd_decide.h).
+ * configuring tool zeroes the slot and writes its ifindex, its slot and a
+ * random flow_id_key; the datapath ignores a slot whose ifindex or slot
+ * is not the packet's (AFCD_G_BAD_SLOT). No lock: the datapath updates it
+ * with atomics, and the whole queue's CoDel vars (gcv) under the try-lock
+ * gcv_busy (bpf/afcd_decide.h). Its counters stats[] and sojourn_sum_ns
+ * are the shared part of each counter: see afcd_qpcpu below.
  */
 struct afcd_queue {
 	__u32 gcv_busy;          /* 1 while a CPU updates gcv (cmpxchg try-lock), else 0 */
@@ -731,7 +733,8 @@ struct afcd_queue {
 				  * most mtu_bytes (an aggregate counts as a segment) */
 	__s32 n_active;          /* N: flows with samples in the shadow buffer, atomic */
 	__u32 ifindex;           /* owner of this slot, written by the configuring tool */
-	__u32 pad;
+	__u32 slot;              /* this slot's index (its afcd_qpcpu entry), written by
+				  * the configuring tool with ifindex */
 	__u64 link_bps;          /* backend qdisc: the rate the device drains the queue at,
 				  * bits/s: EWMA of the dequeue gaps while backlogged (0 =
 				  * not measured yet), summed over the interface's instances
@@ -743,16 +746,50 @@ struct afcd_queue {
 				  * flow entry of the slot); never leaves the kernel but
 				  * through the pinned map (mode 0600) */
 	__u64 sojourn_sum_ns;    /* sum of the sojourn of the packets sent (as last_sojourn_ns)
-				  * (with stats[AFCD_S_PASSED]: the refresh step's mean queue) */
+				  * (with stats[AFCD_S_PASSED]: the refresh step's mean queue);
+				  * shared part, as stats[] */
 	__u64 mice_vt_ns;        /* policer clock of the mice aggregate (AFCD_F_POLICE) */
 	struct afcd_gt_cache fb_gt; /* FaLL's fallback global target, last computed */
-	__u64 stats[AFCD_S__MAX];   /* enum afcd_stat, atomic */
+	__u64 stats[AFCD_S__MAX];   /* enum afcd_stat: the shared part (atomic), 0 where
+				     * the datapath has per-CPU counters */
 	__u64 astats[AFCD_A__MAX];  /* enum afcd_astat, atomic */
 	struct afcd_flow agg[AFCD_AGG__MAX]; /* the aggregates' state (enum afcd_agg):
 					      * key.agg = 1 + index once used */
 };
 _Static_assert(sizeof(struct afcd_queue) == 136 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX +
 	       sizeof(struct afcd_flow) * AFCD_AGG__MAX, "afcd_queue ABI");
+
+/* ---- Per-CPU counters: map afcd_qpcpu ----------------------------------
+ * BPF_MAP_TYPE_PERCPU_ARRAY indexed by slot: each CPU's own words of the
+ * queue's counters (enum afcd_stat, and the sojourn sum), which the
+ * datapath adds to without atomics, so that a packet sent below target
+ * writes no cache line another CPU writes but the EDT clock's (the queue's
+ * t_last_ns). A counter's value is its word in struct afcd_queue plus its
+ * words here summed over the possible CPUs (afcd_qpcpu_fold()); the
+ * datapath counts in the queue's word only where it finds no entry here
+ * (and the host build of the decision code, which has none, always).
+ * Readers that take the queue's counters fold first: the refresh step,
+ * `afcd stats`, /metrics, the tests.
+ */
+struct afcd_qpcpu {
+	__u64 stats[AFCD_S__MAX];   /* enum afcd_stat: this CPU's part */
+	__u64 sojourn_sum_ns;       /* this CPU's part of afcd_queue.sojourn_sum_ns */
+};
+_Static_assert(sizeof(struct afcd_qpcpu) == 8 + 8 * AFCD_S__MAX, "afcd_qpcpu ABI");
+
+/* q's counters with ncpu CPUs' parts pc[0..ncpu-1] added: what a reader
+ * of the queue takes for each counter. */
+static inline void afcd_qpcpu_fold(struct afcd_queue *q, const struct afcd_qpcpu *pc,
+				   unsigned ncpu)
+{
+	unsigned c, i;
+
+	for (c = 0; c < ncpu; c++) {
+		for (i = 0; i < AFCD_S__MAX; i++)
+			q->stats[i] += pc[c].stats[i];
+		q->sojourn_sum_ns += pc[c].sojourn_sum_ns;
+	}
+}
 
 /* ---- Shadow buffer: maps afcd_sb_ring and afcd_sb_count -----------------
  * afcd_sb_ring: BPF_MAP_TYPE_ARRAY indexed by slot, value the ring of

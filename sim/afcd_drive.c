@@ -17,6 +17,7 @@
 #include "afcd_ctl.skel.h"
 #include "afcd_drive.h"
 #include "params.h"
+#include "qread.h"
 #include "sys.h"
 
 #define TC_ACT_SHOT 2
@@ -116,6 +117,7 @@ static int config_write(struct afcd_drive *d, __u64 seed)
 	d->c.netns_cookie = netns_cookie();
 	memset(&q, 0, sizeof(q));
 	q.ifindex = ifindex;
+	q.slot = d->slot;
 	q.flow_id_key[0] = seed * 0x9e3779b97f4a7c15ULL + 1;
 	q.flow_id_key[1] = seed ^ 0x5851f42d4c957f2dULL;
 	if (bpf_map__update_elem(d->skel->maps.afcd_queue, &d->slot, 4, &q, sizeof(q), BPF_ANY) ||
@@ -303,7 +305,8 @@ int afcd_drive_counters(struct afcd_drive *d,
 	struct afcd_queue q;
 	unsigned int i;
 
-	if (bpf_map__lookup_elem(d->skel->maps.afcd_queue, &d->slot, 4, &q, sizeof(q), 0))
+	if (queue_read_fd(bpf_map__fd(d->skel->maps.afcd_queue),
+			  bpf_map__fd(d->skel->maps.afcd_qpcpu), d->slot, &q))
 		return -1;
 	for (i = 0; i < sizeof(stat_keys) / sizeof(stat_keys[0]); i++)
 		fn(ctx, stat_keys[i], q.stats[i]);

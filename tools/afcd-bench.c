@@ -54,6 +54,7 @@
 #include "afcd_config.h"
 #include "afcd_stage.h"
 #include "afcd.skel.h"
+#include "qread.h"
 #include "sys.h"
 #include "bench.skel.h"
 #include "bench_stages.skel.h"
@@ -311,6 +312,7 @@ static struct afcd_bpf *afcd_open(int algo, int congested, int fresh)
 static int judged(struct bpf_object *obj)
 {
 	struct bpf_map *qm = bpf_object__find_map_by_name(obj, "afcd_queue");
+	struct bpf_map *pm = bpf_object__find_map_by_name(obj, "afcd_qpcpu");
 	struct bpf_map *gm = bpf_object__find_map_by_name(obj, "afcd_global");
 	int ncpu = libbpf_num_possible_cpus();
 	__u32 slot = 0, key = AFCD_G_UNCONFIGURED;
@@ -321,7 +323,8 @@ static int judged(struct bpf_object *obj)
 	if (ncpu < 1)
 		ncpu = 1;
 	pc = calloc((size_t)ncpu, sizeof(__u64));   /* afcd_global: per CPU, one u64 each */
-	if (!pc || !qm || !gm || bpf_map__lookup_elem(qm, &slot, 4, &q, sizeof(q), 0) ||
+	if (!pc || !qm || !pm || !gm ||
+	    queue_read_fd(bpf_map__fd(qm), bpf_map__fd(pm), slot, &q) ||
 	    bpf_map__lookup_elem(gm, &key, 4, pc, (size_t)ncpu * sizeof(__u64), 0)) {
 		free(pc);
 		fprintf(stderr, "afcd-bench: cannot read the program's counters\n");

@@ -2,6 +2,7 @@
 /* The shared harness and the runner of the BPF_PROG_TEST_RUN tests; see
  * harness.h. */
 #include "harness.h"
+#include "qread.h"
 #include "sys.h"
 
 const char *filter;
@@ -111,8 +112,11 @@ void set_cfg(__u32 ifindex, const struct afcd_config *cfg)
 		return;
 	memset(&q, 0, sizeof(q));
 	q.ifindex = ifindex;
+	q.slot = slot;
 	q.flow_id_key[0] = TEST_FLOW_KEY0 ^ ifindex;
 	q.flow_id_key[1] = TEST_FLOW_KEY1;
+	err = qpcpu_reset_fd(bpf_map__fd(skel->maps.afcd_qpcpu), slot);
+	CHECK(!err, "per-CPU counters init: %d", err);
 	err = bpf_map__update_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), BPF_ANY);
 	CHECK(!err, "queue init: %d", err);
 }
@@ -182,8 +186,8 @@ struct afcd_queue get_queue(__u32 ifindex)
 	__u32 slot = slot_of(ifindex);
 
 	memset(&q, 0, sizeof(q));
-	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_queue, &slot, sizeof(slot),
-				    &q, sizeof(q), 0) && q.ifindex == ifindex,
+	CHECK(!queue_read_fd(bpf_map__fd(skel->maps.afcd_queue), bpf_map__fd(skel->maps.afcd_qpcpu),
+			     slot, &q) && q.ifindex == ifindex,
 	      "queue of %u missing", ifindex);
 	return q;
 }
@@ -196,7 +200,8 @@ __u32 queues_in_use(void)
 	__u32 slot, n = 0;
 
 	for (slot = 0; slot < AFCD_MAX_IFACES; slot++)
-		if (!bpf_map__lookup_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), 0) &&
+		if (!queue_read_fd(bpf_map__fd(skel->maps.afcd_queue),
+				   bpf_map__fd(skel->maps.afcd_qpcpu), slot, &q) &&
 		    q.ifindex && q.stats[AFCD_S_PASSED])
 			n++;
 	return n;

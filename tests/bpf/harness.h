@@ -80,7 +80,8 @@ void set_now(__u64 t);
 /* Run one frame on ifindex (run(): on the default one): 0, or -1. */
 int run_if(const __u8 *buf, int len, __u32 ifindex, struct out *o);
 int run(const struct pkt_spec *s, struct out *o);
-/* Readers of the per-interface and per-flow state. */
+/* Readers of the per-interface and per-flow state (get_queue(): its
+ * counters' per-CPU parts folded in, as every reader takes them). */
 struct afcd_queue get_queue(__u32 ifindex);
 __u32 queues_in_use(void);
 __u64 peek_t_last(__u32 ifindex);

@@ -2,8 +2,30 @@
 /* The control program: refresh step against the host, the timer, GC (BPF_PROG_TEST_RUN; see harness.h). */
 #include "harness.h"
 
+/* Count passed packets, their sojourn and idle time in the per-CPU parts of
+ * slot's counters (afcd_qpcpu), CPU c getting (c + 1) shares of each. */
+static void add_pcpu(__u32 slot, __u64 passed, __u64 sojourn_ns, __u64 idle_ns)
+{
+	int ncpu = libbpf_num_possible_cpus(), cpu;
+	struct afcd_qpcpu *pc = calloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(*pc));
+	size_t sz = (size_t)ncpu * sizeof(*pc);
+
+	CHECK(pc && ncpu > 0 && !bpf_map__lookup_elem(skel->maps.afcd_qpcpu, &slot, 4, pc, sz, 0),
+	      "per-CPU counters");
+	for (cpu = 0; pc && cpu < ncpu; cpu++) {
+		pc[cpu].stats[AFCD_S_PASSED] += passed * (__u64)(cpu + 1);
+		pc[cpu].sojourn_sum_ns += sojourn_ns * (__u64)(cpu + 1);
+		pc[cpu].stats[AFCD_S_IDLE_NS] += idle_ns * (__u64)(cpu + 1);
+	}
+	CHECK(pc && !bpf_map__update_elem(skel->maps.afcd_qpcpu, &slot, 4, pc, sz, BPF_ANY),
+	      "per-CPU counters");
+	free(pc);
+}
+
 /* The BPF-compiled refresh step computes exactly what the host-compiled
- * one does (same header), step after step, with the loader's scan. */
+ * one does (same header), step after step, with the loader's scan: the
+ * BPF one summing the queue's counters over every CPU's part, the host
+ * one on the folded reading. */
 static void test_ctl_refresh_matches_host(void)
 {
 	struct afcd_config c = cfg_base(AFCD_ALGO_FALL);
@@ -33,18 +55,20 @@ static void test_ctl_refresh_matches_host(void)
 		__u64 now = 1000 * MS + (__u64)i * MS;
 		struct afcd_est bpf;
 
-		/* traffic between refreshes: counters move as the datapath's do */
-		q = get_queue(1);
-		q.stats[AFCD_S_PASSED] += 80;
-		q.sojourn_sum_ns += 80 * (__u64)(i % 7) * MS;
+		/* traffic between refreshes: counters move as the datapath's do,
+		 * the queue's in its CPUs' parts (the BPF step sums them) */
+		CHECK(!bpf_map__lookup_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), 0),
+		      "queue");
 		q.astats[AFCD_A_SAMPLED] += 2 + i % 3;
 		q.astats[AFCD_A_SAMPLED_BYTES] += (2 + i % 3) * 6250;
 		q.t_last_ns = now + (__u64)(i % 5) * MS;
 		q.n_active = 12;
 		CHECK(!bpf_map__update_elem(skel->maps.afcd_queue, &slot, 4, &q, sizeof(q), BPF_ANY),
 		      "queue");
+		add_pcpu(slot, 80, 80 * (__u64)(i % 7) * MS, (__u64)(i % 3) * MS);
 		CHECK_EQ(ctl_op(AFCD_CTL_REFRESH, 1, slot, now, 0, NULL), 0);
-		afcd_refresh(&c, &q, &sc, &host, now);
+		q = get_queue(1);
+		afcd_refresh(&c, &q, NULL, &sc, &host, now);
 		bpf = get_est(1);
 		CHECK(!memcmp(&bpf, &host, sizeof(host)),
 		      "step %d: bpf m_fair %u gt %llu arrival %llu, host %u %llu %llu", i,

@@ -400,6 +400,86 @@ static void test_two_cpus_lose_no_departure(void)
 	}
 }
 
+/* ---- Shared state written per packet ------------------------------------ */
+
+/* Expected result: below target, a packet that takes no sample writes no
+ * word of the interface's shared queue state (map afcd_queue) but the EDT
+ * clock's group at its head (t_last_ns, last_sojourn_ns, max_sojourn_ns:
+ * 24 bytes that share one cache line with t_last_ns at any 8-byte
+ * alignment but the worst, and t_last_ns is what any EDT program writes);
+ * the queue's counters go to the CPU's own part (afcd_qpcpu), where the
+ * folded reading still counts every packet. (Without a refresh step, FaLL
+ * computes its fallback global target again once an update period.) A word written with the value
+ * it held is not seen: the counters, which change at every packet, are.
+ * The queue is held between 0 and 2.4 ms (under target 5 ms): 1 Gbit/s,
+ * a 1514-byte frame (12.1 us) every 10 us for 200 packets. */
+static void test_below_target_writes_only_the_clock(void)
+{
+	static const __u32 algos[] = { AFCD_ALGO_DROPTAIL, AFCD_ALGO_AFCD, AFCD_ALGO_FALL };
+	const size_t clock_end = offsetof(struct afcd_queue, max_sojourn_ns) + 8;
+	unsigned a, i, w;
+
+	_Static_assert(offsetof(struct afcd_queue, t_last_ns) == 8 &&
+		       offsetof(struct afcd_queue, last_sojourn_ns) == 16 &&
+		       offsetof(struct afcd_queue, max_sojourn_ns) == 24,
+		       "the clock's group is the queue's head");
+	for (a = 0; a < sizeof(algos) / sizeof(algos[0]); a++) {
+		struct afcd_config c = cfg_base(algos[a]);
+		struct pkt_spec p = pkt_tcp4(1000, 1514);
+		static struct afcd_queue q0, q1;
+		__u32 slot, changed[sizeof(struct afcd_queue) / 8] = {0}, sampled = 0;
+		__u64 now = 1000 * MS;
+		struct out o;
+
+		SETUP();
+		c.rate_bps = 1000000000ULL;
+		set_cfg(1, &c);
+		slot = slot_of(1);
+		for (i = 0; i < 10; i++) {      /* the flow's entry, maxpacket */
+			set_now(now += 10 * US);
+			CHECK_EQ(run(&p, &o), TC_ACT_OK);
+		}
+		for (i = 0; i < 200; i++) {
+			const __u64 *x = (const __u64 *)&q0, *y = (const __u64 *)&q1;
+
+			CHECK(!bpf_map__lookup_elem(skel->maps.afcd_queue, &slot, 4, &q0,
+						    sizeof(q0), 0), "queue");
+			set_now(now += 10 * US);
+			CHECK_EQ(run(&p, &o), TC_ACT_OK);
+			CHECK(!bpf_map__lookup_elem(skel->maps.afcd_queue, &slot, 4, &q1,
+						    sizeof(q1), 0), "queue");
+			if (q1.astats[AFCD_A_SAMPLED] != q0.astats[AFCD_A_SAMPLED]) {
+				sampled++;      /* the shadow buffer's shared books */
+				continue;
+			}
+			for (w = 0; w < sizeof(q0) / 8; w++)
+				changed[w] += x[w] != y[w];
+		}
+		CHECK(changed[offsetof(struct afcd_queue, t_last_ns) / 8] == 200 - sampled,
+		      "%s: the clock moved on %u of %u packets", afcd_algo_name(algos[a]),
+		      changed[1], 200 - sampled);
+		for (w = clock_end / 8; w < sizeof(q0) / 8; w++) {
+			/* FaLL's fallback global target (no refresh step here)
+			 * is computed again once an update period */
+			int gt = w * 8 >= offsetof(struct afcd_queue, fb_gt) &&
+				 w * 8 < offsetof(struct afcd_queue, fb_gt) + sizeof(q0.fb_gt);
+			__u32 most = gt ? (__u32)(200 * 10 * US / c.update_period_ns + 1) : 0;
+
+			CHECK(changed[w] <= most, "%s: byte %u of the shared queue written by %u "
+			      "packets", afcd_algo_name(algos[a]), w * 8, changed[w]);
+		}
+		q1 = get_queue(1);
+		CHECK_EQ(q1.stats[AFCD_S_PASSED], 210);
+		CHECK_EQ(q1.stats[AFCD_S_PASSED_BYTES], 210 * 1514);
+		CHECK(q1.max_sojourn_ns > 0 && q1.max_sojourn_ns < c.target_ns,
+		      "%s: max sojourn %llu", afcd_algo_name(algos[a]),
+		      (unsigned long long)q1.max_sojourn_ns);
+		printf("    %-8s 200 packets below target, %u sampled: no shared word written per "
+		       "packet but the clock's group\n", afcd_algo_name(algos[a]), sampled);
+		unload();
+	}
+}
+
 const struct test_case edt_tests[] = {
 	TC(test_edt_spacing),
 	TC(test_sender_departure_kept),
@@ -409,5 +489,6 @@ const struct test_case edt_tests[] = {
 	TC(test_unconfigured_passthrough),
 	TC(test_config_of_another_netns_not_taken),
 	TC(test_two_cpus_lose_no_departure),
+	TC(test_below_target_writes_only_the_clock),
 	{ NULL },
 };

@@ -946,7 +946,7 @@ static void test_refresh_step(void)
 	scan_of(&h, 2000, &sc);
 	/* expected: first refresh, no offered load yet, empty queue: the
 	 * level is the largest count, m_fair above it, nobody policed */
-	afcd_refresh(&c, &q, &sc, &e, now);
+	afcd_refresh(&c, &q, NULL, &sc, &e, now);
 	CHECK_EQ(e.heartbeat_ns, now);
 	CHECK_EQ(e.refreshes, 1);
 	CHECK_EQ(e.waterline, 1400);
@@ -963,7 +963,7 @@ static void test_refresh_step(void)
 	q.astats[AFCD_A_SAMPLED_BYTES] = 160 * 6250;
 	/* the first interval has no passed history: Q is the backlog now */
 	q.t_last_ns = now + 10000000ULL + 20000000ULL;
-	afcd_refresh(&c, &q, &sc, &e, now + 10000000ULL);
+	afcd_refresh(&c, &q, NULL, &sc, &e, now + 10000000ULL);
 	CHECK(e.m_fair < m0, "m_fair %u, was %u", e.m_fair, m0);
 	/* a load after an idle spell is its first period's rate (the
 	 * average starts from it, not from zero), then an average over the
@@ -972,7 +972,7 @@ static void test_refresh_step(void)
 	CHECK_EQ(e.arrival_bps, 800000000ULL);
 	CHECK_EQ(e.load_age_ms, 10);
 	CHECK_EQ(e.prev_passed, 2000);
-	afcd_refresh(&c, &q, &sc, &e, now + 20000000ULL);
+	afcd_refresh(&c, &q, NULL, &sc, &e, now + 20000000ULL);
 	CHECK_EQ(e.arrival_bps, 400000000ULL);
 	CHECK_EQ(e.load_age_ms, 20);
 	/* expected: offered 200 Mbit/s on a 100 Mbit/s link: capacity 1000 of
@@ -982,7 +982,7 @@ static void test_refresh_step(void)
 	e.ctrl_milli = 0;
 	e.q_old_milli = 0;
 	q.stats[AFCD_S_PASSED] = 4000;   /* mean sojourn 0 this time: Q = 0 */
-	afcd_refresh(&c, &q, &sc, &e, now + 10000000ULL);
+	afcd_refresh(&c, &q, NULL, &sc, &e, now + 10000000ULL);
 	CHECK_EQ(e.waterline, 400);
 	CHECK(e.m_fair >= 400 && e.m_fair < 1400, "m_fair %u", e.m_fair);
 	/* the fair rate is the rate of a flow holding the water level, the
@@ -993,7 +993,7 @@ static void test_refresh_step(void)
 	q.stats[AFCD_S_PASSED] = 6000;
 	q.sojourn_sum_ns += 2000 * 20000000ULL;
 	m0 = e.m_fair;
-	afcd_refresh(&c, &q, &sc, &e, now + 20000000ULL);
+	afcd_refresh(&c, &q, NULL, &sc, &e, now + 20000000ULL);
 	CHECK(e.m_fair < m0, "m_fair %u, was %u", e.m_fair, m0);
 	CHECK(e.q_old_milli > 0, "Q %lld", (long long)e.q_old_milli);
 	/* 20 ms mean sojourn, 5 ms above min(target, horizon/4) = 5 ms, half a
@@ -1006,14 +1006,14 @@ static void test_refresh_step(void)
 	CHECK_EQ(e.crowd_gate_ns, c.target_ns / 4);
 	q.stats[AFCD_S_IDLE_NS] += 5000000ULL;
 	q.stats[AFCD_S_POLICE_DROP] += 7;
-	afcd_refresh(&c, &q, &sc, &e, now + 30000000ULL);
+	afcd_refresh(&c, &q, NULL, &sc, &e, now + 30000000ULL);
 	CHECK_EQ(e.crowd_gate_ns, c.target_ns / 2);
 	CHECK_EQ(e.prev_police_drop, q.stats[AFCD_S_POLICE_DROP]);
 	now += 10000000ULL;
 	/* expected: with no samples the anchor is sb_size / N */
 	memset(&h, 0, sizeof(h));
 	scan_of(&h, 2000, &sc);
-	afcd_refresh(&c, &q, &sc, &e, now + 30000000ULL);
+	afcd_refresh(&c, &q, NULL, &sc, &e, now + 30000000ULL);
 	CHECK(e.m_fair <= 500 * 7 / 4 && e.m_fair >= 500 / 4, "m_fair %u", e.m_fair);
 	CHECK_EQ(e.n_flows, 4);
 	CHECK_EQ(e.fair_rate_bps, 0);
@@ -1025,7 +1025,7 @@ static void test_refresh_step(void)
 	c.rate_bps = 0;
 	q.link_bps = 0;
 	e.ctrl_milli = 12345;
-	afcd_refresh(&c, &q, &sc, &e, now + 40000000ULL);
+	afcd_refresh(&c, &q, NULL, &sc, &e, now + 40000000ULL);
 	CHECK_EQ(e.heartbeat_ns, now + 40000000ULL);
 	CHECK_EQ(e.m_fair, 500);
 	CHECK(e.fair_rate_bps == 0 && e.ctrl_milli == 0 && e.drain_milli == 1000,
@@ -1033,7 +1033,7 @@ static void test_refresh_step(void)
 	      (long long)e.ctrl_milli);
 	/* expected: an invalid config (no sample_bytes) writes nothing */
 	c.sample_bytes = 0;
-	afcd_refresh(&c, &q, &sc, &e, now + 50000000ULL);
+	afcd_refresh(&c, &q, NULL, &sc, &e, now + 50000000ULL);
 	CHECK_EQ(e.heartbeat_ns, now + 40000000ULL);
 }
 
