@@ -32,7 +32,8 @@
  * Scaling: each program runs on CPU 0 alone, then on CPUs 0 and 1 at
  * once (one thread per CPU, each sending its own flow on the same
  * interface, congested, fresh estimate); scaling_2cpu is the aggregate
- * packets per second on 2 CPUs divided by that on 1.
+ * packets per second on 2 CPUs divided by that on 1, the median of
+ * SCALE_TRIALS paired trials, printed with its range.
  *
  *   build/afcd-bench [-r REPEAT] [-s SAMPLES] [-n ROUNDS] [-S CODEL_STATE] [-c] [-j]  (root)
  *   -c: the scaling only; -S: codel_state of every cell (per-flow, global,
@@ -216,23 +217,45 @@ static double pps_on(int prog_fd, int ncpu)
 	return (double)ncpu * w[0].runs * w[0].rounds * 1e9 / (double)(t1 - t0);
 }
 
-/* 2-CPU over 1-CPU aggregate rate: the best of three tries of each. */
-static double scaling(int prog_fd)
+/* The 2-CPU scaling of one program over SCALE_TRIALS paired trials: in
+ * each, the 1-CPU rate and right after it the 2-CPU rate, and their
+ * ratio; the median ratio and the range. A pair measured back to back
+ * sees the same machine, so a noisy neighbour moves one trial's ratio,
+ * not the median. ok is 0 where a run failed or the machine has one CPU. */
+#define SCALE_TRIALS 9
+struct scale {
+	double med, lo, hi;	/* ratio: aggregate packets/s on 2 CPUs / on 1 */
+	int ok;
+};
+
+static int cmp_double(const void *a, const void *b)
 {
-	double one = 0, two = 0, x;
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static struct scale scaling(int prog_fd)
+{
+	struct scale sc = {};
+	double r[SCALE_TRIALS], one, two;
 	int t;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		return -1;
-	for (t = 0; t < 3; t++) {
-		x = pps_on(prog_fd, 1);
-		if (x > one)
-			one = x;
-		x = pps_on(prog_fd, 2);
-		if (x > two)
-			two = x;
+		return sc;
+	for (t = 0; t < SCALE_TRIALS; t++) {
+		one = pps_on(prog_fd, 1);
+		two = pps_on(prog_fd, 2);
+		if (one <= 0 || two <= 0)
+			return sc;
+		r[t] = two / one;
 	}
-	return one > 0 && two > 0 ? two / one : -1;
+	qsort(r, SCALE_TRIALS, sizeof(r[0]), cmp_double);
+	sc.med = r[SCALE_TRIALS / 2];
+	sc.lo = r[0];
+	sc.hi = r[SCALE_TRIALS - 1];
+	sc.ok = 1;
+	return sc;
 }
 
 /* ---- the programs ----------------------------------------------------- */
@@ -374,13 +397,13 @@ static int run_afcd(int algo, unsigned nflows, int sc, int base_fd, double *ns, 
 	return err;
 }
 
-static double scale_afcd(int algo)
+static struct scale scale_afcd(int algo)
 {
 	struct afcd_bpf *skel = afcd_open(algo, 1, 1);
-	double x;
+	struct scale x = {};
 
 	if (!skel)
-		return -1;
+		return x;
 	x = scaling(bpf_program__fd(skel->progs.afcd_egress));
 	afcd_bpf__destroy(skel);
 	return x;
@@ -514,7 +537,7 @@ struct bench_results {
 	double base[B__MAX][NFC];
 	double r[NSC][AFCD_ALGO__MAX][NFC];
 	double ratio[NSC][AFCD_ALGO__MAX][NFC];
-	double sc_base[B__MAX], sc_afcd[2];
+	struct scale sc_base[B__MAX], sc_afcd[2];
 	struct stage_row stages[NSTAGE_ALGO][NSTAGE_SC];
 };
 
@@ -593,6 +616,48 @@ static int measure_all(struct bench_results *m, const int *fd)
 	return 0;
 }
 
+/* The scaling of the four programs, in the order printed. */
+static const char *scale_name[4] = { "edt_min", "edt_lock", "afcd", "fall" };
+
+static const struct scale *scale_of(const struct bench_results *m, int i)
+{
+	return i < 2 ? &m->sc_base[B_EDT_MIN + i] : &m->sc_afcd[i - 2];
+}
+
+/* "scaling_2cpu": each program's median ratio, and "scaling_2cpu_range":
+ * its [lowest, highest] over the trials (null where not measured). */
+static void print_scaling_json(const struct bench_results *m)
+{
+	int i;
+
+	printf("\"scaling_2cpu_trials\": %d, \"scaling_2cpu\": {", SCALE_TRIALS);
+	for (i = 0; i < 4; i++)
+		printf(scale_of(m, i)->ok ? "%s\"%s\": %.2f" : "%s\"%s\": null", i ? ", " : "",
+		       scale_name[i], scale_of(m, i)->med);
+	printf("}, \"scaling_2cpu_range\": {");
+	for (i = 0; i < 4; i++)
+		if (scale_of(m, i)->ok)
+			printf("%s\"%s\": [%.2f, %.2f]", i ? ", " : "", scale_name[i],
+			       scale_of(m, i)->lo, scale_of(m, i)->hi);
+		else
+			printf("%s\"%s\": null", i ? ", " : "", scale_name[i]);
+	printf("}");
+}
+
+static void print_scaling(const struct bench_results *m)
+{
+	int i;
+
+	printf("\nscaling_2cpu (aggregate packets/s on 2 CPUs / on 1, congested, fresh; aim >= 1.7;\n"
+	       "median of %d paired trials [lowest - highest]):\n", SCALE_TRIALS);
+	for (i = 0; i < 4; i++)
+		if (scale_of(m, i)->ok)
+			printf("  %-9s %.2f  [%.2f - %.2f]\n", scale_name[i], scale_of(m, i)->med,
+			       scale_of(m, i)->lo, scale_of(m, i)->hi);
+		else
+			printf("  %-9s not measured (one CPU, or a run failed)\n", scale_name[i]);
+}
+
 static void print_json(const struct bench_results *m)
 {
 	char name[48];
@@ -632,9 +697,9 @@ static void print_json(const struct bench_results *m)
 			printf(", \"empty_ns\": %.1f, \"edt_min_ns\": %.1f}", row->empty_ns,
 			       row->edt_min_ns);
 		}
-	printf("},\n \"scaling_2cpu\": {\"edt_min\": %.2f, \"edt_lock\": %.2f, "
-	       "\"afcd\": %.2f, \"fall\": %.2f}}\n",
-	       m->sc_base[B_EDT_MIN], m->sc_base[B_EDT_LOCK], m->sc_afcd[0], m->sc_afcd[1]);
+	printf("},\n ");
+	print_scaling_json(m);
+	printf("}\n");
 }
 
 /* Each stage's ns a packet (its prefix's less the one before), the prefix's
@@ -716,9 +781,7 @@ static void print_table(const struct bench_results *m)
 		}
 	printf("  worst %.2fx\n", worst);
 	print_stages(m);
-	printf("\nscaling_2cpu (aggregate packets/s on 2 CPUs / on 1, congested, fresh; aim >= 1.7):\n");
-	printf("  edt_min %.2f  edt_lock %.2f  afcd %.2f  fall %.2f\n",
-	       m->sc_base[B_EDT_MIN], m->sc_base[B_EDT_LOCK], m->sc_afcd[0], m->sc_afcd[1]);
+	print_scaling(m);
 }
 
 int main(int argc, char **argv)
@@ -745,12 +808,13 @@ int main(int argc, char **argv)
 				strerror(errno));
 		return 1;
 	}
-	if (scaling_only)
-		printf(json ? "{\"scaling_2cpu\": {\"edt_min\": %.2f, \"edt_lock\": %.2f, "
-			      "\"afcd\": %.2f, \"fall\": %.2f}}\n" :
-		       "scaling_2cpu: edt_min %.2f  edt_lock %.2f  afcd %.2f  fall %.2f\n",
-		       m.sc_base[B_EDT_MIN], m.sc_base[B_EDT_LOCK], m.sc_afcd[0], m.sc_afcd[1]);
-	else if (json)
+	if (scaling_only && json) {
+		printf("{");
+		print_scaling_json(&m);
+		printf("}\n");
+	} else if (scaling_only) {
+		print_scaling(&m);
+	} else if (json)
 		print_json(&m);
 	else
 		print_table(&m);

@@ -16,8 +16,9 @@ def test_bench_json_has_every_cell_ratio_and_scaling():
     """Expected result: `afcd-bench -j` gives, for the four flow counts,
     a positive cost for the three baselines and for every algo in every
     scenario, the ratio of each to the minimal EDT program, and
-    scaling_2cpu for edt_min, afcd and fall; the pins are untouched (the
-    bench's maps are private)."""
+    scaling_2cpu for edt_min, afcd and fall, each a median inside the
+    range of its trials; the pins are untouched (the bench's maps are
+    private)."""
     before = nslib.pins()
     r = subprocess.run([BENCH, "-j", "-r", "20", "-s", "2", "-n", "1"], capture_output=True,
                        text=True, timeout=600)
@@ -33,6 +34,10 @@ def test_bench_json_has_every_cell_ratio_and_scaling():
         assert len(ratios) == 4 and all(v > 0 for v in ratios), (name, ratios)
     assert set(j["scaling_2cpu"]) >= {"edt_min", "afcd", "fall"}
     assert all(v > 0 for v in j["scaling_2cpu"].values()), j["scaling_2cpu"]
+    assert j["scaling_2cpu_trials"] >= 5
+    for name, med in j["scaling_2cpu"].items():
+        lo, hi = j["scaling_2cpu_range"][name]
+        assert 0 < lo <= med <= hi, (name, lo, med, hi)
     assert nslib.pins() == before
 
 
