@@ -35,6 +35,11 @@
  * packets per second on 2 CPUs divided by that on 1, the median of
  * SCALE_TRIALS paired trials, printed with its range.
  *
+ * Churn: afcd and fall (idle, fresh estimate) on a cycle through N flows,
+ * one packet each in turn, every packet a single run beside the minimal
+ * EDT program run the same way; past the flow table's bound nearly every
+ * packet creates its flow again, and the row says how many did.
+ *
  *   build/afcd-bench [-r REPEAT] [-s SAMPLES] [-n ROUNDS] [-S CODEL_STATE] [-c] [-j]  (root)
  *   -c: the scaling only; -S: codel_state of every cell (per-flow, global,
  *   queue; afcd and fall take it, docs/ALGORITHM.md sec. 4)
@@ -409,6 +414,65 @@ static struct scale scale_afcd(int algo)
 	return x;
 }
 
+/* ---- churn: a packet of another flow every time ----------------------- */
+
+/* Flows cycled through: within the flow table's bound (65,536), and past
+ * it, where nearly every packet finds its flow evicted and creates it
+ * again (evicting another). */
+static const unsigned churn_flows[] = { 100, 100000, 1000000 };
+#define NCH (sizeof(churn_flows) / sizeof(churn_flows[0]))
+
+/* Mean ns a packet of prog over n single runs (repeat 1: the kernel's
+ * timing of one run), packet k of flow (nflows + k) mod nflows after one
+ * packet of each flow: a cycle through nflows flows. -1 on error. */
+static double churn_measure(int prog_fd, unsigned nflows, unsigned n)
+{
+	double total = 0;
+	__u32 d;
+	unsigned k;
+
+	if (warm(prog_fd, nflows))
+		return -1;
+	for (k = 0; k < n; k++) {
+		if (run_pkt(prog_fd, k % nflows, 1, &d))
+			return -1;
+		total += d;
+	}
+	return total / n;
+}
+
+/* Churn of algo (idle, fresh estimate) over nflows: *ns a packet, *base_ns
+ * the minimal EDT program's measured the same way beside it, *created
+ * flow entries created a packet (AFCD_A_FLOW_NEW). 0, or -1. */
+static int churn_afcd(int algo, unsigned nflows, int base_fd, double *ns, double *base_ns,
+		      double *created)
+{
+	unsigned n = (unsigned)samples * 6250;   /* 200,000 packets with -s 32 */
+	struct afcd_bpf *skel = afcd_open(algo, 0, 1);
+	struct bpf_map *qm, *pm;
+	struct afcd_queue q0, q1;
+	int err = -1;
+
+	if (!skel)
+		return -1;
+	qm = bpf_object__find_map_by_name(skel->obj, "afcd_queue");
+	pm = bpf_object__find_map_by_name(skel->obj, "afcd_qpcpu");
+	*base_ns = churn_measure(base_fd, nflows, n);
+	if (qm && pm && *base_ns >= 0 && !warm(bpf_program__fd(skel->progs.afcd_egress), nflows) &&
+	    !queue_read_fd(bpf_map__fd(qm), bpf_map__fd(pm), 0, &q0)) {
+		*ns = churn_measure(bpf_program__fd(skel->progs.afcd_egress), nflows, n);
+		if (*ns >= 0 && !queue_read_fd(bpf_map__fd(qm), bpf_map__fd(pm), 0, &q1) &&
+		    !judged(skel->obj)) {
+			/* the warm-up of churn_measure() is counted too: n + nflows packets */
+			*created = (double)(q1.astats[AFCD_A_FLOW_NEW] - q0.astats[AFCD_A_FLOW_NEW]) /
+				   (double)(n + nflows);
+			err = 0;
+		}
+	}
+	afcd_bpf__destroy(skel);
+	return err;
+}
+
 /* ---- where the time goes: afcd_egress cut after each stage ------------ */
 
 #define NSTAGE (AFCD_STAGE_ALL + 1)
@@ -539,6 +603,7 @@ struct bench_results {
 	double ratio[NSC][AFCD_ALGO__MAX][NFC];
 	struct scale sc_base[B__MAX], sc_afcd[2];
 	struct stage_row stages[NSTAGE_ALGO][NSTAGE_SC];
+	double churn[2][NCH], churn_base[2][NCH], churn_created[2][NCH]; /* afcd, fall */
 };
 
 /* The options into the globals they set: 0, or 2 after one line on stderr. */
@@ -613,7 +678,62 @@ static int measure_all(struct bench_results *m, const int *fd)
 		m->sc_base[i] = scaling(fd[i]);
 	m->sc_afcd[0] = scale_afcd(AFCD_ALGO_AFCD);
 	m->sc_afcd[1] = scale_afcd(AFCD_ALGO_FALL);
+	for (a = 0; a < 2 && !scaling_only; a++)
+		for (f = 0; f < NCH; f++)
+			if (churn_afcd(a ? AFCD_ALGO_FALL : AFCD_ALGO_AFCD, churn_flows[f],
+				       fd[B_EDT_MIN], &m->churn[a][f], &m->churn_base[a][f],
+				       &m->churn_created[a][f]))
+				return -1;
 	return 0;
+}
+
+/* The churn rows: each algo's ns a packet, ratio to the minimal program
+ * measured beside it, and flows created a packet, per flow count. */
+static void print_churn(const struct bench_results *m)
+{
+	unsigned f;
+	int a;
+
+	printf("\nchurn (every packet the next of N flows, idle, fresh; flow table bound %u; "
+	       "ns/packet, mean of %u single runs, ratio to the minimal EDT program beside it, "
+	       "flows created a packet):\n", AFCD_FLOWS_MAX, (unsigned)samples * 6250);
+	printf("  %-6s", "N");
+	for (f = 0; f < NCH; f++)
+		printf("%30u", churn_flows[f]);
+	printf("\n");
+	for (a = 0; a < 2; a++) {
+		printf("  %-6s", a ? "fall" : "afcd");
+		for (f = 0; f < NCH; f++)
+			printf("   %7.1f ns %5.2fx %5.2f new", m->churn[a][f],
+			       m->churn[a][f] / m->churn_base[a][f], m->churn_created[a][f]);
+		printf("\n");
+	}
+}
+
+static void print_churn_json(const struct bench_results *m)
+{
+	unsigned f;
+	int a;
+
+	printf("\"churn\": {\"flows\": [");
+	for (f = 0; f < NCH; f++)
+		printf("%s%u", f ? ", " : "", churn_flows[f]);
+	printf("]");
+	for (a = 0; a < 2; a++) {
+		const char *name = a ? "fall" : "afcd";
+
+		printf(", \"%s\": [", name);
+		for (f = 0; f < NCH; f++)
+			printf("%s%.1f", f ? ", " : "", m->churn[a][f]);
+		printf("], \"%s_edt_min\": [", name);
+		for (f = 0; f < NCH; f++)
+			printf("%s%.1f", f ? ", " : "", m->churn_base[a][f]);
+		printf("], \"%s_created_per_pkt\": [", name);
+		for (f = 0; f < NCH; f++)
+			printf("%s%.3f", f ? ", " : "", m->churn_created[a][f]);
+		printf("]");
+	}
+	printf("}");
 }
 
 /* The scaling of the four programs, in the order printed. */
@@ -699,6 +819,8 @@ static void print_json(const struct bench_results *m)
 		}
 	printf("},\n ");
 	print_scaling_json(m);
+	printf(",\n ");
+	print_churn_json(m);
 	printf("}\n");
 }
 
@@ -782,6 +904,7 @@ static void print_table(const struct bench_results *m)
 	printf("  worst %.2fx\n", worst);
 	print_stages(m);
 	print_scaling(m);
+	print_churn(m);
 }
 
 int main(int argc, char **argv)

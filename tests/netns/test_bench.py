@@ -17,8 +17,10 @@ def test_bench_json_has_every_cell_ratio_and_scaling():
     a positive cost for the three baselines and for every algo in every
     scenario, the ratio of each to the minimal EDT program, and
     scaling_2cpu for edt_min, afcd and fall, each a median inside the
-    range of its trials; the pins are untouched (the bench's maps are
-    private)."""
+    range of its trials; the churn rows, where a cycle through 100 flows
+    creates none and one through 10^5 or 10^6 (past the table's bound)
+    creates nearly one a packet; the pins are untouched (the bench's maps
+    are private)."""
     before = nslib.pins()
     r = subprocess.run([BENCH, "-j", "-r", "20", "-s", "2", "-n", "1"], capture_output=True,
                        text=True, timeout=600)
@@ -38,6 +40,14 @@ def test_bench_json_has_every_cell_ratio_and_scaling():
     for name, med in j["scaling_2cpu"].items():
         lo, hi = j["scaling_2cpu_range"][name]
         assert 0 < lo <= med <= hi, (name, lo, med, hi)
+    ch = j["churn"]
+    assert ch["flows"] == [100, 100000, 1000000]
+    for a in ("afcd", "fall"):
+        assert all(v > 0 for v in ch[a] + ch[a + "_edt_min"]), ch
+        # within the table's bound the flows keep their entries; past it
+        # nearly every packet creates its flow again
+        created = ch[a + "_created_per_pkt"]
+        assert created[0] < 0.01 and min(created[1:]) > 0.9, (a, created)
     assert nslib.pins() == before
 
 
