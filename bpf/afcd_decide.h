@@ -615,17 +615,19 @@ enum afcd_mark_by {
 
 /* The counters of a mark decided for flow f (NULL: none): mark, the
  * packet's verdict is MARK (the law's, or the policer's or high-water
- * mark's as marks says); marks: enum afcd_mark_by. The EDT backend counts
- * a mark with its packet (afcd_account()); the qdisc backend counts one
- * decided at enqueue there and the packet when it leaves. */
-AFCD_INLINE void afcd_count_marks(struct afcd_queue *q, struct afcd_flow *f, int mark,
-				  __u8 marks)
+ * mark's as marks says); marks: enum afcd_mark_by; pc: this CPU's part of
+ * q's counters as AFCD_PC(q) gave it (NULL: q's words). The EDT backend
+ * counts a mark with its packet (afcd_account()); the qdisc backend counts
+ * one decided at enqueue there and the packet when it leaves. */
+AFCD_INLINE void afcd_count_marks(struct afcd_queue *q, struct afcd_qpcpu *pc,
+				  struct afcd_flow *f, int mark, __u8 marks)
 {
 	if (mark)
-		AFCD_COUNT(q, stats[(marks & AFCD_MARK_POLICE) ? AFCD_S_POLICE_MARK :
-				    (marks & AFCD_MARK_HIGH) ? AFCD_S_HIGH_MARK : AFCD_S_ECN_MARK], 1);
+		AFCD_COUNT_PC(pc, q, stats[(marks & AFCD_MARK_POLICE) ? AFCD_S_POLICE_MARK :
+					   (marks & AFCD_MARK_HIGH) ? AFCD_S_HIGH_MARK :
+					   AFCD_S_ECN_MARK], 1);
 	if (marks & AFCD_MARK_CE_THRESHOLD)
-		AFCD_COUNT(q, stats[AFCD_S_CE_THRESHOLD_MARK], 1);
+		AFCD_COUNT_PC(pc, q, stats[AFCD_S_CE_THRESHOLD_MARK], 1);
 	if (f && (mark || (marks & AFCD_MARK_CE_THRESHOLD)))
 		f->marks++;
 }
@@ -646,7 +648,7 @@ AFCD_INLINE void afcd_account(struct afcd_queue *q, struct afcd_flow *f,
 		AFCD_COUNT_PC(pc, q, stats[AFCD_S_PASSED], 1);
 		AFCD_COUNT_PC(pc, q, stats[AFCD_S_PASSED_BYTES], in->len);
 		AFCD_COUNT_PC(pc, q, sojourn_sum_ns, e->sojourn_ns);
-		afcd_count_marks(q, f, verdict == AFCD_V_MARK, marks);
+		afcd_count_marks(q, pc, f, verdict == AFCD_V_MARK, marks);
 		if (f) {
 			f->bytes += in->len;
 			f->packets++;

@@ -294,7 +294,7 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		/* counted as decided; the packet itself is counted passed
 		 * when it leaves */
 		if (a.marks)
-			afcd_count_marks(q, f, 1, a.marks);
+			afcd_count_marks(q, AFCD_PC(q), f, 1, a.marks);
 	}
 	if (f) {
 		afcd_qdisc_flow_joins(f, fq, cfg, seq, now);

@@ -35,6 +35,7 @@ import time
 from testbed import netns as nslib
 from testbed.netns import in_ns, ns_cmd, root_qdisc
 from testbed.scenario import bpf_cost
+from testbed.workload import established_by_port
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BPF_FQ_OBJ = os.path.join(ROOT, "build", "bpf_qdisc_fq.bpf.o")
@@ -81,12 +82,6 @@ def install(s, qdisc):
     return nslib.start_loader(s, "s0", "--backend", "qdisc", "rate", PACE, "algo", qdisc)
 
 
-def established(ns):
-    """TCP connections established in namespace ns."""
-    out = in_ns(ns, ["ss", "-Htn", "state", "established"]).stdout
-    return len(out.splitlines())
-
-
 def traffic(s, d, flows, probe):
     """flows CUBIC streams from s to d for SECONDS, in clients of at most
     STREAMS_MAX streams, each to a server of its own, measured by probe()
@@ -105,10 +100,10 @@ def traffic(s, d, flows, probe):
                                         str(n), "-t", str(SECONDS), "-C", "cubic"]),
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for p, n in zip(ports, counts)]
-    # the streams and each client's control connection
+    # the streams and each client's control connection, at the servers
     deadline, up = time.time() + SETUP_MAX, False
     while time.time() < deadline and not up:
-        up = established(s) >= flows + len(clis)
+        up = sum(established_by_port(d, ports).values()) >= flows + len(clis)
         time.sleep(0.2)
     m0 = probe()
     time.sleep(WINDOW)

@@ -178,7 +178,7 @@ def flow_t0(flow):
     return flow["start_s"] if b is None else max(b, flow["start_s"])
 
 
-def _established_by_port(ns, ports):
+def established_by_port(ns, ports):
     """{port: established TCP connections on it} at the receiver."""
     out = in_ns(ns, ["ss", "-Htn", "state", "established"], check=False).stdout
     n = dict.fromkeys(ports, 0)
@@ -216,7 +216,7 @@ class StartWatch:
         while not self._stop.is_set() and time.time() < self.until and \
                 len(self.started) < len(self.need):
             t = time.time()
-            n = _established_by_port(self.ns, [p for p in self.need if p not in self.started])
+            n = established_by_port(self.ns, [p for p in self.need if p not in self.started])
             for p, k in n.items():
                 if k >= self.need[p]:
                     self.started[p] = round(t - self.t0, 3)

@@ -29,7 +29,7 @@ def test_established_connections_counted_per_port(monkeypatch):
     """Expected result: two connections on 5201, two on 5202 (one of them
     IPv6), nothing else counted; unparsable lines ignored."""
     monkeypatch.setattr(workload, "in_ns", lambda ns, cmd, check=True: _Out())
-    assert workload._established_by_port("r", [5201, 5202, 5203]) == \
+    assert workload.established_by_port("r", [5201, 5202, 5203]) == \
         {5201: 2, 5202: 2, 5203: 0}
 
 
