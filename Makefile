@@ -8,6 +8,7 @@
 # make bench      per-packet cost of every algo next to baseline programs
 # make bench-qdisc the qdisc backend against pfifo, fq, fq_codel, cake, bpf_fq (VM, 6.18)
 # make bench-wire  the qdisc backend at a NIC's own rate, fairness against a flood (VM)
+# make bench-churn long-lived flows' fairness under churn of 10^5-10^6 flows (host, minutes)
 # make demo       the testbed demo, about 15 min (see README.md)
 # make demo-full  every workload of the demo, three repeats
 # make install    afcd and its tools to $(PREFIX)/sbin, the systemd unit, /etc/afcd
@@ -61,7 +62,7 @@ BINS      := $(OUT)/afcd $(OUT)/test_law $(OUT)/test_datapath $(OUT)/afcd-bench 
              $(OUT)/afcd-qsample
 HDRS      := maps/afcd_maps.h maps/afcd_maps.bpf.h $(wildcard bpf/*.h)
 
-.PHONY: all deps test test-unit test-netns test-sim test-vm bench bench-qdisc bench-wire fuzz demo demo-full install deb docs clean sim
+.PHONY: all deps test test-unit test-netns test-sim test-vm bench bench-qdisc bench-wire bench-churn fuzz demo demo-full install deb docs clean sim
 .DELETE_ON_ERROR:
 
 all: $(BPF_OBJS) $(SKELS) $(BINS)
@@ -192,6 +193,16 @@ WIRE_MBIT ?= 12
 bench-wire: all
 	$(Q)$(PYTHON) -m testbed script testbed/wire_bench.py --kernel $(QDISC_KERNEL) \
 		--wire $(WIRE_MBIT) --out $(OUT)/bench-wire
+
+# the long-lived flows' fairness under a churn of 10^5 and 10^6 flows past
+# the flow table's bound: model senders on the test clock
+# (tests/bpf/test_loop.c, about 6 min), then ns-3's TCP (testbed/churn_sim.py,
+# about 12 min on two cores)
+bench-churn: all
+	$(Q)AFCD_CHURN_SCALE=1 $(OUT)/test_datapath test_churn_at_scale
+	$(Q)tools/deps.sh --ns3
+	$(Q)$(MAKE) --no-print-directory sim
+	$(Q)$(PYTHON) -m testbed.churn_sim --out $(OUT)/bench-churn-ns3.json
 
 # 10^7 mutated frames (2 * 10^6 per algorithm) through the datapath;
 # make test runs 10^5 per algorithm.

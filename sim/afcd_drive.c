@@ -128,17 +128,43 @@ static int config_write(struct afcd_drive *d, __u64 seed)
 	return 0;
 }
 
+/* The flow table's size when kv's last pair is flow-table N (afcd attach
+ * --flow-table: AFCD_FLOWS_MIN .. AFCD_FLOWS_LIMIT entries), that pair
+ * taken off *n;
+ * 0 when there is none. -1 with the reason in err for a bad N. */
+static int flow_table_of(const char *const *kv, int *n, __u32 *table, char *err,
+			 size_t errlen)
+{
+	unsigned long v;
+	char *end;
+
+	*table = 0;
+	if (*n < 2 || strcmp(kv[*n - 2], "flow-table"))
+		return 0;
+	errno = 0;
+	v = strtoul(kv[*n - 1], &end, 10);
+	if (errno || *end || v < AFCD_FLOWS_MIN || v > AFCD_FLOWS_LIMIT) {
+		snprintf(err, errlen, "flow-table %s: the flow table takes %u to %u entries",
+			 kv[*n - 1], AFCD_FLOWS_MIN, AFCD_FLOWS_LIMIT);
+		return -1;
+	}
+	*table = (__u32)v;
+	*n -= 2;
+	return 0;
+}
+
 struct afcd_drive *afcd_drive_open(const char *const *kv, int n, __u64 seed, char *err,
 				   size_t errlen)
 {
 	struct afcd_drive *d = calloc(1, sizeof(*d));
 	struct bpf_map *m;
+	__u32 table;
 
 	if (!d) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (config_of(kv, n, &d->c, err, errlen)) {
+	if (flow_table_of(kv, &n, &table, err, errlen) || config_of(kv, n, &d->c, err, errlen)) {
 		free(d);
 		return NULL;
 	}
@@ -150,6 +176,10 @@ struct afcd_drive *afcd_drive_open(const char *const *kv, int n, __u64 seed, cha
 	bpf_object__for_each_map(m, d->skel->obj)
 		bpf_map__set_pin_path(m, NULL);
 	d->skel->rodata->afcd_test_clock = 1;
+	if (table && bpf_map__set_max_entries(d->skel->maps.afcd_flows, table)) {
+		snprintf(err, errlen, "cannot size the flow table: %s", strerror(errno));
+		goto fail;
+	}
 	if (afcd_bpf__load(d->skel)) {
 		snprintf(err, errlen, "cannot load afcd.bpf.o (root, BPF with BTF?): %s",
 			 strerror(errno));

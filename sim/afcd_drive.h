@@ -44,7 +44,8 @@ struct afcd_drive_stats {
  * parameters, testbed/bottleneck.py), parsed, completed and validated by
  * the loader's own code (loader/params.c). seed: the programs' random
  * source (flow-id key, generators). NULL with the reason in err (the
- * loader's message for a bad parameter). */
+ * loader's message for a bad parameter). A last pair "flow-table" N sizes
+ * the flow table as `afcd attach --flow-table N` does. */
 struct afcd_drive *afcd_drive_open(const char *const *kv, int n, __u64 seed, char *err,
 				   size_t errlen);
 

@@ -116,6 +116,16 @@ FrameOf(Ptr<const Ipv4QueueDiscItem> item, uint8_t* f)
     std::memcpy(f + 34, l4, sizeof(l4));
 }
 
+void
+AfcdEdtQueueDisc::SetChurn(uint16_t port, uint32_t flows)
+{
+    if (flows < 1 || flows > (1u << 24))
+        throw std::runtime_error("churn: flows must be 1 .. 2^24");
+    m_churnPort = port;
+    m_churnFlows = flows;
+    m_churnNext = 0;
+}
+
 bool
 AfcdEdtQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
@@ -130,6 +140,18 @@ AfcdEdtQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
         return false;
     }
     FrameOf(ip, frame);
+    if (m_churnPort && frame[23] == 17 && frame[36] == (m_churnPort >> 8) &&
+        frame[37] == (m_churnPort & 0xff))
+    {
+        uint32_t k = m_churnNext;
+        m_churnNext = (k + 1) % m_churnFlows;
+        frame[26] = 198;
+        frame[27] = 19;
+        frame[28] = 0;
+        frame[29] = static_cast<uint8_t>(k >> 16);
+        frame[34] = static_cast<uint8_t>(k >> 8);
+        frame[35] = static_cast<uint8_t>(k);
+    }
     verdict = afcd_drive_egress(m_drive, ClockNs(), frame, kFrameLen, 14 + item->GetSize(),
                                 &tdep);
     if (verdict != 0)

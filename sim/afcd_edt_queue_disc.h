@@ -41,6 +41,14 @@ class AfcdEdtQueueDisc : public QueueDisc
     /* Bytes held (admitted, not yet departed). */
     uint64_t HeldBytes() const { return m_heldBytes; }
 
+    /* Churn: the datagrams to UDP port (1 .. 65535) are seen by the
+     * program as the next of flows flows (1 .. 2^24), cycled: source
+     * 198.19.0.0 + (k >> 16), source port k & 0xffff, as the closed
+     * loop's churn source (tests/bpf/loop.h); the packet itself is left
+     * as it is. One ns-3 sender stands for a crowd of one-datagram flows
+     * that would cost a socket each. port 0: none. */
+    void SetChurn(uint16_t port, uint32_t flows);
+
     /* The simulation's time on the programs' clock, ns (never 0). */
     static uint64_t ClockNs();
 
@@ -58,6 +66,8 @@ class AfcdEdtQueueDisc : public QueueDisc
     struct afcd_drive* m_drive{nullptr};
     std::deque<uint64_t> m_departures; // departure time of each held packet, FIFO
     uint64_t m_heldBytes{0};
+    uint16_t m_churnPort{0};
+    uint32_t m_churnFlows{1}, m_churnNext{0};
     EventId m_release, m_refresh, m_scan, m_gc;
     Time m_updatePeriod;
 };

@@ -17,7 +17,11 @@
  *   bottleneck bpf         + lines "param NAME VALUE" (the loader's)
  *   bottleneck ns3 TYPEID  + lines "attr NAME VALUE" (the queue disc's)
  *   flow NAME GROUP SENDER CC PROTO RATE_MBIT START_S
- *        CC: cubic, reno, highspeed, dctcp, bbr; PROTO tcp or udp
+ *        CC: cubic, reno, highspeed, dctcp, bbr; PROTO tcp, udp or churn
+ *        (64-byte UDP frames the bpf bottleneck sees as churn_flows
+ *        one-datagram flows cycled: AfcdEdtQueueDisc::SetChurn)
+ *   churn_flows N          (1)
+ *   param flow-table N     last of the params: the flow table's size
  *   short T_S BYTES DIR SENDER     one short TCP flow (DIR U: sender to
  *                                  receiver; D: back), FCT recorded
  *   tcp_series 0|1         cwnd and srtt of every TCP flow every 0.5 s
@@ -55,6 +59,10 @@ using namespace ns3;
 
 namespace {
 
+/* A churn flow's frames: 64 bytes on the wire (Ethernet 14, IPv4 20, UDP 8,
+ * 22 of payload). */
+constexpr uint32_t kChurnFrame = 64, kChurnPayload = 22;
+
 struct FlowSpec
 {
     std::string name, group, cc, proto;
@@ -79,6 +87,7 @@ struct Spec
     bool ecn{false}, tcpSeries{false}, sack{true};
     uint64_t sndbuf{0};
     uint32_t mtu{1500};
+    uint32_t churnFlows{1}; // flows a "churn" flow's datagrams stand for (SetChurn)
     std::string bottleneck, qdiscType;
     std::vector<std::string> params;
     std::vector<std::pair<std::string, std::string>> attrs;
@@ -106,6 +115,7 @@ ReadItem(Spec& s, const std::string& k, std::istringstream& ls, const std::strin
         {"sack", [](Spec& s, std::istream& i) { i >> s.sack; }},
         {"sndbuf_bytes", [](Spec& s, std::istream& i) { i >> s.sndbuf; }},
         {"mtu", [](Spec& s, std::istream& i) { i >> s.mtu; }},
+        {"churn_flows", [](Spec& s, std::istream& i) { i >> s.churnFlows; }},
     };
     auto it = scalar.find(k);
     if (it != scalar.end())
@@ -161,10 +171,14 @@ CheckSpec(const Spec& s)
         if (f.sender < 0 || f.sender >= s.senders)
             throw std::runtime_error("flow " + f.name + ": no sender " +
                                      std::to_string(f.sender));
+        if (f.proto != "tcp" && f.proto != "udp" && f.proto != "churn")
+            throw std::runtime_error("flow " + f.name + ": proto is tcp, udp or churn");
         if (f.proto == "tcp" && !ccOf.emplace(f.sender, f.cc).second && ccOf[f.sender] != f.cc)
             throw std::runtime_error("sender " + std::to_string(f.sender) +
                                      " has two congestion controls (one per sender in ns-3)");
     }
+    if (s.churnFlows < 1 || s.churnFlows > (1u << 24))
+        throw std::runtime_error("churn_flows must be 1 .. 2^24");
     if (s.mtu < 576 || s.mtu > 9216 || s.warmupS < 0 || s.warmupS >= s.durationS)
         throw std::runtime_error("mtu must be 576-9216 bytes and warmup_s in [0, duration_s)");
 }
@@ -562,9 +576,21 @@ Run::InstallFlows()
         }
         else
         {
+            /* churn: 64-byte frames (22 bytes of payload) at RATE_MBIT of
+             * frames, each seen by the program as another flow's */
+            bool churn = f.spec.proto == "churn";
             OnOffHelper oo(fac, InetSocketAddress(m_recvAddr, port));
-            oo.SetConstantRate(DataRate(f.spec.rateMbit * 1e6), m_s.mtu - 28);
+            if (churn)
+                oo.SetConstantRate(DataRate(f.spec.rateMbit * 1e6 * kChurnPayload /
+                                            kChurnFrame),
+                                   kChurnPayload);
+            else
+                oo.SetConstantRate(DataRate(f.spec.rateMbit * 1e6), m_s.mtu - 28);
             f.app = oo.Install(src).Get(0);
+            if (churn && !m_afcd)
+                throw std::runtime_error("a churn flow needs the bpf bottleneck");
+            if (churn)
+                m_afcd->SetChurn(port, s.churnFlows);
         }
         f.app->SetStartTime(Seconds(f.spec.startS));
         f.app->SetStopTime(Seconds(s.durationS));
@@ -701,7 +727,7 @@ Run::JsonFlows(std::ostream& o) const
           << ",\"proto\":\"" << f.spec.proto << "\",\"sender\":" << f.spec.sender
           << ",\"start_s\":" << Num(f.spec.startS) << ",\"bytes\":" << f.sink->GetTotalRx()
           << ",\"configured_mbps\":"
-          << (f.spec.proto == "udp" ? Num(f.spec.rateMbit) : std::string("null"))
+          << (f.spec.proto != "tcp" ? Num(f.spec.rateMbit) : std::string("null"))
           << ",\"series\":[";
         for (size_t k = 0; k < f.series.size(); k++)
             o << (k ? "," : "") << "[" << Num(f.series[k][0]) << "," << Num(f.series[k][1])

@@ -16,6 +16,7 @@ static int libbpf_quiet(enum libbpf_print_level l, const char *f, va_list a)
 }
 
 int test_netns_probe;
+__u32 test_flow_table;
 
 int load(void)
 {
@@ -28,7 +29,8 @@ int load(void)
 		bpf_map__set_pin_path(m, NULL); /* private maps for tests */
 	skel->rodata->afcd_test_clock = 1;
 	skel->rodata->afcd_test_netns_probe = (__u8)test_netns_probe;
-	if (afcd_bpf__load(skel)) {
+	if ((test_flow_table && bpf_map__set_max_entries(skel->maps.afcd_flows, test_flow_table)) ||
+	    afcd_bpf__load(skel)) {
 		afcd_bpf__destroy(skel);
 		skel = NULL;
 		return -1;

@@ -60,6 +60,9 @@ extern struct afcd_ctl_bpf *ctl;    /* the control program (load_ctl() .. unload
  * test_netns_probe 1: its device's namespace read with
  * bpf_probe_read_kernel() (the way of kernels without the kfunc). */
 extern int test_netns_probe;
+/* afcd_flows' entries at the next load() (afcd attach --flow-table); 0:
+ * the map's own bound, AFCD_FLOWS_MAX. */
+extern __u32 test_flow_table;
 int load(void);
 void unload(void);
 /* The flow-id key of the queues set_cfg() claims (k0 xor the ifindex). */

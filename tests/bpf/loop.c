@@ -164,8 +164,9 @@ static void receive(struct loop_run_state *s, int i, __u32 seq, __u64 sent, __u6
 	push((struct ev){ .t = rel + DELACK, .seq = seq, .flow = (__u16)i, .type = EV_DELACK });
 }
 
-static void frame_of(const struct loop_run_state *s, int i, int len, __u8 proto, __u8 *buf,
-		     int *blen)
+/* Flow i's packets (the ping is flow n): TCP or UDP from 198.18.0.1 + i,
+ * port 10000 + i. */
+static struct pkt_spec spec_of(const struct loop_run_state *s, int i, int len, __u8 proto)
 {
 	struct pkt_spec p = pkt_tcp4((__u16)(10000 + i), len);
 
@@ -177,6 +178,26 @@ static void frame_of(const struct loop_run_state *s, int i, int len, __u8 proto,
 		p.sport = 0x0800;
 		p.dport = 1;
 	}
+	return p;
+}
+
+static void frame_of(const struct loop_run_state *s, int i, int len, __u8 proto, __u8 *buf,
+		     int *blen)
+{
+	struct pkt_spec p = spec_of(s, i, len, proto);
+
+	*blen = pkt_build(buf, &p);
+}
+
+/* The k-th flow of a churn source: a UDP datagram from 198.19.0.0 +
+ * (k >> 16), source port k & 0xffff (2^24 flows, none of them another
+ * sender's). */
+static void churn_frame(__u32 k, int len, __u8 *buf, int *blen)
+{
+	struct pkt_spec p = pkt_tcp4((__u16)k, len);
+
+	p.proto = 17;
+	p.src4 = 0xC6130000u | (k >> 16);
 	*blen = pkt_build(buf, &p);
 }
 
@@ -238,6 +259,7 @@ static void tcp_send(struct loop_run_state *s, int i, __u64 now)
 		s->f[i].sent += late;
 		t->inflight++;
 		if (dep) {
+			s->f[i].admitted_all++;
 			s->f[i].marked += late && ce;
 			receive(s, i, seq, now, release_at(s, dep), ce);
 		} else {
@@ -464,10 +486,18 @@ int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_r
 	struct afcd_queue q0, q1;
 	__u64 next_refresh, scan_next;
 	double bdp_s, total = 0, sq = 0;
-	int i, warm_taken = 0, trace = !!getenv("AFCD_LOOP_TRACE");
+	int i, rc, nlong = 0, warm_taken = 0, trace = !!getenv("AFCD_LOOP_TRACE");
 
 	memset(r, 0, sizeof(*r));
-	if (n > LOOP_MAXF || load() || load_ctl())
+	if (n > LOOP_MAXF)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (f[i].kind == LOOP_CHURN && (!f[i].churn_flows || f[i].churn_flows > 1u << 24))
+			return -1;
+	test_flow_table = c->flow_table;
+	rc = load();
+	test_flow_table = 0;
+	if (rc || load_ctl())
 		return -1;
 	afcd_config_defaults(&cf, c->algo, (__u64)c->rate_bps);
 	cf.target_ns = (__u64)(c->target_s * 1e9);
@@ -494,7 +524,8 @@ int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_r
 		s.tcp[i].rto = RTO_INIT;
 		push((struct ev){ .t = T0 + (__u64)(f[i].start_s * 1e9) + (__u64)i * 100 * US,
 				  .flow = (__u16)i,
-				  .type = f[i].kind == LOOP_UDP ? EV_UDP : EV_START });
+				  .type = f[i].kind == LOOP_UDP || f[i].kind == LOOP_CHURN ?
+					  EV_UDP : EV_START });
 	}
 	push((struct ev){ .t = T0 + (__u64)(uniform() * PING_PERIOD), .flow = (__u16)n,
 			  .type = EV_PING });
@@ -538,6 +569,10 @@ int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_r
 			 * every datagram due by its firing goes at e.t */
 			__u64 tick = (__u64)(c->udp_tick_s * 1e9);
 
+			struct loop_flow *uf = &f[e.flow];
+			int churn = uf->kind == LOOP_CHURN;
+			int flen = churn ? (uf->len ? uf->len : 64) : LOOP_FRAME;
+
 			if (!e.sent)
 				e.sent = e.t;
 			while (e.sent <= e.t) {
@@ -545,17 +580,22 @@ int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_r
 				int len, ce = 0;
 				__u64 dep;
 
-				frame_of(&s, e.flow, LOOP_FRAME, 17, buf, &len);
-				dep = send_frame(buf, len, e.t, &ce);
-				f[e.flow].sent += e.t >= s.warm;
-				if (dep)
-					in_window(&s, e.flow, release_at(&s, dep), LOOP_FRAME);
-				else {
-					f[e.flow].dropped += e.t >= s.warm;
-					f[e.flow].policed += policed(&s) && e.t >= s.warm;
+				if (churn) {     /* tcp.nxt: the next flow of the cycle */
+					churn_frame(s.tcp[e.flow].nxt, flen, buf, &len);
+					s.tcp[e.flow].nxt = (s.tcp[e.flow].nxt + 1) % uf->churn_flows;
+				} else {
+					frame_of(&s, e.flow, flen, 17, buf, &len);
 				}
-				e.sent += (__u64)(-log(uniform()) * LOOP_FRAME * 8.0 /
-						  f[e.flow].rate_bps * 1e9) + 1;
+				dep = send_frame(buf, len, e.t, &ce);
+				uf->sent += e.t >= s.warm;
+				if (dep) {
+					uf->admitted_all++;
+					in_window(&s, e.flow, release_at(&s, dep), flen);
+				} else {
+					uf->dropped += e.t >= s.warm;
+					uf->policed += policed(&s) && e.t >= s.warm;
+				}
+				e.sent += (__u64)(-log(uniform()) * flen * 8.0 / uf->rate_bps * 1e9) + 1;
 				if (!tick)
 					break;
 			}
@@ -609,17 +649,32 @@ int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_r
 		}
 	}
 	q1 = get_queue(1);
+	for (i = 0; i < n; i++) {
+		struct pkt_spec ps = spec_of(&s, i, LOOP_FRAME, f[i].kind == LOOP_UDP ? 17 : 6);
+		struct afcd_flow fl;
+
+		if (f[i].kind != LOOP_CHURN && !get_flow(&ps, 1, &fl))
+			f[i].entry_packets = fl.packets;
+	}
 	unload_ctl();
 
 	for (i = 0; i < n; i++) {
+		double g;
+
 		f[i].goodput_bps *= 8.0 / (c->secs - c->warm_s);
 		f[i].cwnd_mean = s.tcp[i].cwnd_n ? s.tcp[i].cwnd_sum / s.tcp[i].cwnd_n : 0;
-		total += f[i].goodput_bps;
-		sq += f[i].goodput_bps * f[i].goodput_bps;
 		free(s.tcp[i].lost);
+		g = f[i].goodput_bps;
+		r->util += g / c->rate_bps;
+		if (f[i].kind == LOOP_CHURN)
+			continue;
+		nlong++;
+		total += g;
+		sq += g * g;
 	}
-	r->util = total / c->rate_bps;
-	r->jain = sq > 0 ? total * total / (n * sq) : 0;
+	r->jain = sq > 0 ? total * total / (nlong * sq) : 0;
+	r->flows_made = q1.astats[AFCD_A_FLOW_NEW] - q0.astats[AFCD_A_FLOW_NEW];
+	r->flow_fail = q1.astats[AFCD_A_FLOW_FAIL] - q0.astats[AFCD_A_FLOW_FAIL];
 	if (s.ping_n) {
 		double sum = 0;
 		size_t k;
@@ -648,21 +703,37 @@ int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_r
 
 void loop_print(const char *what, const struct loop_flow *f, int n, const struct loop_res *r)
 {
-	static const char *kinds[] = { "reno", "cubic", "udp" };
+	static const char *kinds[] = { "reno", "cubic", "udp", "churn" };
 	int i;
 
 	printf("    %-22s util %.3f jain %.3f qdelay p50 %.1f p99 %.1f mean %.1f ms, idle %.1f %%, "
-	       "drops police %llu law %llu horizon %llu, marks %llu\n      ", what, r->util,
+	       "drops police %llu law %llu horizon %llu, marks %llu", what, r->util,
 	       r->jain, r->q_p50_s * 1e3, r->q_p99_s * 1e3, r->q_mean_s * 1e3,
 	       100 * r->idle_frac, (unsigned long long)r->police_drop,
 	       (unsigned long long)r->aqm_drop, (unsigned long long)r->overlimit_drop,
 	       (unsigned long long)r->marks);
-	for (i = 0; i < n; i++)
-		printf("%s%s %.2f (cwnd %.0f, drop %.2f%%, policer's %llu, mark %llu, red %llu, "
-		       "rto %llu)", i ? ", " : "", kinds[f[i].kind], f[i].goodput_bps / 1e6,
+	if (r->flows_made || r->flow_fail)
+		printf(", flow entries made %llu, failed %llu", (unsigned long long)r->flows_made,
+		       (unsigned long long)r->flow_fail);
+	printf("\n      ");
+	for (i = 0; i < n; i++) {
+		if (f[i].kind == LOOP_CHURN) {
+			printf("%schurn of %u flows %.2f (drop %.2f%%)", i ? ", " : "",
+			       f[i].churn_flows, f[i].goodput_bps / 1e6,
+			       f[i].sent ? 100.0 * f[i].dropped / f[i].sent : 0.0);
+			continue;
+		}
+		printf("%s", i ? ", " : "");
+		if (f[i].entry_packets != f[i].admitted_all)  /* its entry was made anew */
+			printf("[entry counts %llu of %llu] ",
+			       (unsigned long long)f[i].entry_packets,
+			       (unsigned long long)f[i].admitted_all);
+		printf("%s %.2f (cwnd %.0f, drop %.2f%%, policer's %llu, mark %llu, red %llu, "
+		       "rto %llu)", kinds[f[i].kind], f[i].goodput_bps / 1e6,
 		       f[i].cwnd_mean, f[i].sent ? 100.0 * f[i].dropped / f[i].sent : 0.0,
 		       (unsigned long long)f[i].policed,
 		       (unsigned long long)f[i].marked, (unsigned long long)f[i].reductions,
 		       (unsigned long long)f[i].timeouts);
+	}
 	printf(" Mbit/s\n");
 }

@@ -15,7 +15,10 @@
  * (RFC 6298: 200 ms floor, as Linux), ECN (RFC 3168: a CE mark echoed one
  * RTT later reduces the window as a loss does, without a retransmission);
  * constant-rate senders with Poisson gaps (UDP), each datagram at its own
- * time or in the bursts of a late pacing timer; and a ping at 100 Hz,
+ * time or in the bursts of a late pacing timer; churn: a constant-rate
+ * source whose every packet is the next of churn_flows flows, cycled (one
+ * small datagram each, as a scan or a crowd of short flows keeps an
+ * ISP's flow table full); and a ping at 100 Hz,
  * whose sojourns are the queueing delay the testbed's ping measures.
  * Receivers acknowledge every packet, or every second one (ack_every 2:
  * Linux's delayed ACK, 40 ms timer, at once while a loss is outstanding);
@@ -32,12 +35,14 @@
 
 #include <linux/types.h>
 
-enum loop_kind { LOOP_RENO, LOOP_CUBIC, LOOP_UDP };
+enum loop_kind { LOOP_RENO, LOOP_CUBIC, LOOP_UDP, LOOP_CHURN };
 
 /* One sender. The caller sets the first block; loop_run() the results. */
 struct loop_flow {
 	enum loop_kind kind;
-	double rate_bps;          /* UDP: sending rate, bits/s */
+	double rate_bps;          /* UDP, churn: sending rate, bits/s of frames */
+	__u32 churn_flows;        /* churn: flows cycled through, 1 .. 2^24 */
+	int len;                  /* churn: frame length, bytes (0: 64) */
 	double start_s;           /* when it starts, s of the run */
 	int ect;                  /* ECN-capable (ECT(0)), reacts to CE */
 	/* results over [warm_s, secs] */
@@ -47,6 +52,10 @@ struct loop_flow {
 	__u64 reductions, timeouts;  /* window reductions (loss or CE), RTOs, over the
 				      * whole run */
 	double cwnd_mean;         /* packets, mean over ACKs after warm_s */
+	__u64 admitted_all;       /* TCP, UDP: packets the program admitted, whole run */
+	__u64 entry_packets;      /* TCP, UDP: the flow entry's admitted count at the end
+				   * (afcd_flow.packets): less than admitted_all when the
+				   * entry was evicted and made again, 0 with no entry */
 };
 
 /* One run. The program's config is the loader's defaults for algo at
@@ -61,6 +70,8 @@ struct loop_cfg {
 	double buffer_bdp;
 	double target_s, interval_s, update_s;
 	double secs, warm_s;
+	__u32 flow_table;         /* afcd_flows' entries (afcd attach --flow-table); 0: the
+				   * map's own bound, AFCD_FLOWS_MAX */
 	__u64 seed;               /* the UDP senders' gaps and the ping's phase */
 	int ack_every;            /* the receivers' delayed ACK: 2 (Linux), or 0/1: every packet */
 	double late_mean_s;       /* the enforcing qdisc's timer fires late by an exponential
@@ -74,11 +85,12 @@ struct loop_cfg {
 
 struct loop_res {
 	double util;              /* delivered bits / (rate x (secs - warm_s)) */
-	double jain;              /* over every flow's goodput */
+	double jain;              /* over the goodput of every flow but the churn sources */
 	double q_p50_s, q_p99_s, q_mean_s; /* the ping's sojourns after warm_s */
 	double idle_frac;         /* the virtual queue's idle time / (secs - warm_s) */
 	__u64 police_drop, aqm_drop, overlimit_drop, marks; /* after warm_s */
 	__u64 ping_lost;
+	__u64 flows_made, flow_fail;  /* flow entries created, inserts failed, after warm_s */
 };
 
 /* Run the loop: 0, or -1 when the program could not be loaded. */

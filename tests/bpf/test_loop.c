@@ -30,7 +30,8 @@ static struct loop_cfg demo_cfg(__u32 algo, double rtt_s)
  * trying a change of the decision in seconds. AFCD_LOOP_RATE (Mbit/s),
  * _ACK_EVERY, _LATE_MS (the enforcing timer), _UDP_TICK_MS and
  * _UDP_LATE_MS (the UDP senders' pacing timer), _SEED, _FLAGS, _ECN
- * change demo_cfg()'s. */
+ * change demo_cfg()'s; AFCD_LOOP_CHURN="flows Mbit/s [bytes]" adds a
+ * churn source, AFCD_LOOP_TABLE sizes the flow table. */
 #define EXPLORE_FLOWS 32   /* fig. 3.7's 30 flows; the loop takes LOOP_MAXF */
 
 static void test_loop_explore(void)
@@ -82,6 +83,19 @@ static void test_loop_explore(void)
 	}
 	if (getenv("AFCD_LOOP_ECN"))
 		c.flags |= AFCD_F_ECN;
+	if (getenv("AFCD_LOOP_TABLE"))
+		c.flow_table = (__u32)strtoul(getenv("AFCD_LOOP_TABLE"), NULL, 0);
+	if (getenv("AFCD_LOOP_CHURN") && *getenv("AFCD_LOOP_CHURN") && n < EXPLORE_FLOWS) {
+		double mbps = 0;
+
+		f[n].kind = LOOP_CHURN;
+		if (sscanf(getenv("AFCD_LOOP_CHURN"), "%u %lf %d", &f[n].churn_flows, &mbps,
+			   &f[n].len) < 2) {
+			CHECK(0, "AFCD_LOOP_CHURN: flows Mbit/s [bytes]");
+			return;
+		}
+		f[n++].rate_bps = mbps * 1e6;
+	}
 	CHECK(!loop_run(&c, f, n, &r), "loop_run");
 	loop_print(spec, f, n, &r);
 }
@@ -370,6 +384,143 @@ static void test_loop_ecn(void)
 	}
 }
 
+/* N long-lived CUBIC flows (and, flood, a UDP flood at the link's rate)
+ * beside a churn source of churn_flows flows cycled at churn_bps of 64-byte
+ * frames (churn_flows 0: none), under algo with the flow table sized
+ * table (0: AFCD_FLOWS_MAX); f gets n_cubic + flood + 1 entries. */
+static int loop_churn(struct loop_cfg *c, struct loop_flow *f, int n_cubic, int flood,
+		      __u32 churn_flows, double churn_bps, __u32 table, struct loop_res *r)
+{
+	int i, n = 0;
+
+	memset(f, 0, (size_t)(n_cubic + flood + 1) * sizeof(*f));
+	for (i = 0; i < n_cubic; i++)
+		f[n++].kind = LOOP_CUBIC;
+	if (flood) {
+		f[n].kind = LOOP_UDP;
+		f[n++].rate_bps = c->rate_bps;
+	}
+	if (churn_flows) {
+		f[n].kind = LOOP_CHURN;
+		f[n].churn_flows = churn_flows;
+		f[n].len = 64;
+		f[n++].rate_bps = churn_bps;
+	}
+	c->flow_table = table;
+	if (loop_run(c, f, n, r)) {
+		CHECK(0, "loop_run");
+		return -1;
+	}
+	return n;
+}
+
+/* Expected result: a churn of 10^5 one-datagram flows, 50 times the flow
+ * table's 2,048 entries, so that every churn packet evicts an entry (one
+ * every 26 us: a flow silent for 52 ms loses its own), beside 8 CUBIC
+ * flows and a UDP flood at the link's rate (100 Mbit/s, 50 ms), under
+ * AFCD and FaLL: the long-lived flows keep their fairness (Jain over them
+ * at least 0.95), every CUBIC flow gets at least 70 % of a share of the
+ * link among the long flows and the churn, and the churn, 20 Mbit/s of
+ * flows each under its share, is judged as one entity (the mice
+ * aggregate) and gets at most 1.5 shares; every churn packet made its
+ * flow's entry (the table's bound is passed) and no insert failed. */
+static void test_loop_churn(void)
+{
+	static const __u32 algos[] = { AFCD_ALGO_AFCD, AFCD_ALGO_FALL };
+	struct loop_flow f[10];
+	unsigned a;
+
+	for (a = 0; a < 2; a++) {
+		struct loop_cfg c = demo_cfg(algos[a], 0.050);
+		struct loop_res r;
+		double share_bps;
+		__u64 churn_sent;
+		char what[64];
+		int i, n;
+
+		c.rate_bps = 100e6;
+		c.late_mean_s = 0;
+		c.secs = 20;
+		c.warm_s = 6;
+		n = loop_churn(&c, f, 8, 1, 100000, 20e6, 2048, &r);
+		if (n < 0)
+			return;
+		snprintf(what, sizeof(what), "%s, churn 10^5", afcd_algo_name(algos[a]));
+		loop_print(what, f, n, &r);
+		share_bps = c.rate_bps / n;  /* the long flows, and the churn as one */
+		churn_sent = f[n - 1].sent;
+		CHECK(r.jain >= 0.95, "%s: jain %.3f", what, r.jain);
+		for (i = 0; i < 8; i++)
+			CHECK(f[i].goodput_bps >= 0.70 * share_bps, "%s: cubic %d %.2f Mbit/s", what,
+			      i, f[i].goodput_bps / 1e6);
+		CHECK(f[n - 1].goodput_bps <= 1.5 * share_bps, "%s: churn %.2f Mbit/s", what,
+		      f[n - 1].goodput_bps / 1e6);
+		CHECK(r.flows_made >= churn_sent * 95 / 100, "%s: %llu entries made for %llu churn "
+		      "packets", what, (unsigned long long)r.flows_made,
+		      (unsigned long long)churn_sent);
+		CHECK_EQ(r.flow_fail, 0);
+	}
+}
+
+/* AFCD_CHURN_SCALE set: the long-lived flows' fairness under churn at an
+ * operator's scale, for `make bench-churn`: 1 Gbit/s, 20 ms, 8 CUBIC
+ * flows beside a churn of 10^5 or 10^6 flows cycled at 200 Mbit/s of
+ * 64-byte frames (390,625 a second), the flow table at its default
+ * 65,536 entries (the churn passes it: every churn packet evicts an
+ * entry, one every 2.6 us) or at 2^20 (10^6 flows fit), under AFCD and
+ * FaLL, and under drop-tail for what no fairness gives; 30 s, the first
+ * 10 warm-up. One line a run; nothing checked. */
+static void test_churn_at_scale(void)
+{
+	static const struct { __u32 flows, table; } rows[] = {
+		{ 0, 0 }, { 100000, 0 }, { 1000000, 0 }, { 1000000, 1u << 20 },
+	};
+	static const __u32 algos[] = { AFCD_ALGO_AFCD, AFCD_ALGO_FALL, AFCD_ALGO_DROPTAIL };
+	struct loop_flow f[10];
+	unsigned a, k;
+
+	if (!getenv("AFCD_CHURN_SCALE")) {
+		printf("    (AFCD_CHURN_SCALE unset: make bench-churn runs it)\n");
+		return;
+	}
+	printf("    algo      churn flows  table     jain   cubic min/mean/max Mbit/s  churn "
+	       "Mbit/s  util   p50/p99 ms  entries made/s  long flows' entries made anew  "
+	       "wall s\n");
+	for (a = 0; a < 3; a++)
+		for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+			struct loop_cfg c = demo_cfg(algos[a], 0.020);
+			double mn = 1e18, mx = 0, sum = 0, t0 = mono_ns() / 1e9;
+			struct loop_res r;
+			int i, n, anew = 0;
+
+			if (algos[a] == AFCD_ALGO_DROPTAIL && k != 0 && k != 2)
+				continue;
+			c.rate_bps = 1e9;
+			c.late_mean_s = 0;
+			c.secs = 30;
+			c.warm_s = 10;
+			n = loop_churn(&c, f, 8, 0, rows[k].flows, 200e6, rows[k].table, &r);
+			if (n < 0)
+				return;
+			for (i = 0; i < 8; i++) {
+				double g = f[i].goodput_bps / 1e6;
+
+				mn = g < mn ? g : mn;
+				mx = g > mx ? g : mx;
+				sum += g;
+				anew += f[i].entry_packets != f[i].admitted_all;
+			}
+			printf("    %-9s %-12u %-9u %.3f  %6.1f/%6.1f/%6.1f          %6.1f        "
+			       "%.3f  %4.1f/%4.1f   %-15.0f %d of 8                          %.0f\n",
+			       afcd_algo_name(algos[a]), rows[k].flows,
+			       rows[k].table ? rows[k].table : AFCD_FLOWS_MAX, r.jain, mn, sum / 8,
+			       mx, rows[k].flows ? f[n - 1].goodput_bps / 1e6 : 0.0, r.util,
+			       r.q_p50_s * 1e3, r.q_p99_s * 1e3,
+			       r.flows_made / (c.secs - c.warm_s), anew, mono_ns() / 1e9 - t0);
+			fflush(stdout);
+		}
+}
+
 const struct test_case loop_tests[] = {
 	TC(test_loop_udp),
 	TC(test_loop_late_sender),
@@ -378,6 +529,8 @@ const struct test_case loop_tests[] = {
 	TC(test_loop_crowd),
 	TC(test_loop_crowd_queue_state),
 	TC(test_loop_ecn),
+	TC(test_loop_churn),
 	TC(test_loop_explore),
+	TC(test_churn_at_scale),
 	{ NULL },
 };
