@@ -389,8 +389,8 @@ __attribute__((noinline)) int afcd_judge_inputs(const struct afcd_config *cfg,
 			      q->n_active,
 			      h ? *(volatile __u32 *)&h->n[1] : 0, in->now_ns, &q->fb_gt, &fs);
 	}
-	afcd_inputs(cfg, &fs, f->m_i, in->law == AFCD_LAW_AFD ? afcd_rng_next(&f->rng) & 0xffff : 0,
-		    in);
+	afcd_inputs(cfg, &fs, f->m_i, afcd_is_mouse(f->m_i, f->bytes, cfg->sample_bytes),
+		    in->law == AFCD_LAW_AFD ? afcd_rng_next(&f->rng) & 0xffff : 0, in);
 	return 0;
 }
 

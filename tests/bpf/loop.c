@@ -6,7 +6,8 @@
 #define LOOP_FRAME    1514        /* a full-size TCP or UDP frame, bytes */
 #define LOOP_PING_LEN 98          /* ping's default echo request, bytes */
 #define LOOP_RING     (1u << 16)  /* packets a TCP flow may have unresolved */
-#define LOOP_MAXF     64
+#define LOOP_RING_CROWD (1u << 12) /* the same in runs of more than LOOP_FEW flows */
+#define LOOP_FEW      64
 #define PING_PERIOD   (10 * MS)   /* the testbed's ping: 100 Hz */
 #define RTO_MIN       (200 * MS)  /* Linux's TCP_RTO_MIN */
 #define RTO_INIT      (1000 * MS) /* RFC 6298 */
@@ -110,6 +111,7 @@ struct loop_run_state {
 	struct loop_flow *f;
 	struct tcp *tcp;
 	int n;
+	__u32 ring;               /* each TCP flow's ring of unresolved drops, a power of 2 */
 	__u64 warm, end, rtt;
 	double *ping;             /* sojourns, s */
 	size_t ping_n;
@@ -251,7 +253,7 @@ static void tcp_send(struct loop_run_state *s, int i, __u64 now)
 	int len, ce = 0;
 
 	frame_of(s, i, LOOP_FRAME, 6, buf, &len);
-	while (t->inflight < (__u32)t->cwnd && t->inflight < LOOP_RING - 1) {
+	while (t->inflight < (__u32)t->cwnd && t->inflight < s->ring - 1) {
 		__u64 dep = send_frame(buf, len, now, &ce);
 		__u32 seq = t->nxt++;
 		int late = now >= s->warm;
@@ -265,7 +267,7 @@ static void tcp_send(struct loop_run_state *s, int i, __u64 now)
 		} else {
 			s->f[i].dropped += late;
 			s->f[i].policed += policed(s) && late;
-			t->lost[t->lost_tail++ % LOOP_RING] = seq;
+			t->lost[t->lost_tail++ % s->ring] = seq;
 		}
 	}
 	if (t->inflight && !t->rto_armed)
@@ -390,7 +392,7 @@ static void tcp_ack(struct loop_run_state *s, const struct ev *e)
 	/* losses: a dropped packet is found when three sent after it are
 	 * delivered, or the newest one is (nothing more would come) */
 	while (t->lost_head != t->lost_tail) {
-		__u32 d = t->lost[t->lost_head % LOOP_RING];
+		__u32 d = t->lost[t->lost_head % s->ring];
 
 		if (!(e->seq >= d + 3 || (e->seq > d && e->seq + 1 == t->nxt)))
 			break;
@@ -481,7 +483,8 @@ static int cmp_double(const void *a, const void *b)
 
 int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_res *r)
 {
-	struct loop_run_state s = { .c = c, .f = f, .n = n };
+	struct loop_run_state s = { .c = c, .f = f, .n = n,
+				    .ring = n > LOOP_FEW ? LOOP_RING_CROWD : LOOP_RING };
 	struct afcd_config cf;
 	struct afcd_queue q0, q1;
 	__u64 next_refresh, scan_next;
@@ -489,7 +492,7 @@ int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_r
 	int i, rc, nlong = 0, warm_taken = 0, trace = !!getenv("AFCD_LOOP_TRACE");
 
 	memset(r, 0, sizeof(*r));
-	if (n > LOOP_MAXF)
+	if (n < 1 || n > LOOP_MAXF)
 		return -1;
 	for (i = 0; i < n; i++)
 		if (f[i].kind == LOOP_CHURN && (!f[i].churn_flows || f[i].churn_flows > 1u << 24))
@@ -507,6 +510,8 @@ int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_r
 	cf.horizon_ns = (__u64)((bdp_s > c->target_s ? bdp_s : c->target_s) * 1e9);
 	cf.update_period_ns = (__u64)(c->update_s * 1e9);
 	cf.flags = c->flags;
+	if (c->sb_size)
+		cf.sb_size = c->sb_size;
 	set_cfg(1, &cf);
 
 	s.rtt = cf.rtt_ns;
@@ -518,7 +523,7 @@ int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_r
 	heap_n = 0;
 	for (i = 0; i < n; i++) {
 		memset(&f[i].goodput_bps, 0, sizeof(*f) - offsetof(struct loop_flow, goodput_bps));
-		s.tcp[i].lost = calloc(LOOP_RING, sizeof(__u32));
+		s.tcp[i].lost = calloc(s.ring, sizeof(__u32));
 		s.tcp[i].cwnd = 10;                 /* RFC 6928 */
 		s.tcp[i].ssthresh = 1e9;
 		s.tcp[i].rto = RTO_INIT;

@@ -70,6 +70,7 @@ struct loop_cfg {
 	double buffer_bdp;
 	double target_s, interval_s, update_s;
 	double secs, warm_s;
+	__u32 sb_size;            /* the shadow buffer's samples; 0: the default (2000) */
 	__u32 flow_table;         /* afcd_flows' entries (afcd attach --flow-table); 0: the
 				   * map's own bound, AFCD_FLOWS_MAX */
 	__u64 seed;               /* the UDP senders' gaps and the ping's phase */
@@ -93,7 +94,12 @@ struct loop_res {
 	__u64 flows_made, flow_fail;  /* flow entries created, inserts failed, after warm_s */
 };
 
-/* Run the loop: 0, or -1 when the program could not be loaded. */
+/* The most flows a run takes (ev.flow is 16 bits, the ping is one more).
+ * Past 64 flows a TCP flow's window is held below 4,095 packets. */
+#define LOOP_MAXF 16384
+
+/* Run the loop: 0, or -1 when the program could not be loaded or n is
+ * not 1 .. LOOP_MAXF. */
 int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_res *r);
 /* One line of r and the flows, indented, for a test's output. */
 void loop_print(const char *what, const struct loop_flow *f, int n, const struct loop_res *r);

@@ -24,6 +24,17 @@ static struct loop_cfg demo_cfg(__u32 algo, double rtt_s)
 	return c;
 }
 
+/* The algo named name (afcd_algo_name()'s), AFCD when none is. */
+static __u32 algo_of(const char *name)
+{
+	__u32 a;
+
+	for (a = 0; a < AFCD_ALGO__MAX; a++)
+		if (!strcmp(afcd_algo_name(a), name))
+			return a;
+	return AFCD_ALGO_AFCD;
+}
+
 /* AFCD_LOOP="algo rtt_ms secs kinds" (kinds, up to EXPLORE_FLOWS: c cubic,
  * r reno, C and R the same ECN-capable, uN udp at N x the rate, e.g.
  * "cu1.5"): one run printed, nothing checked; for
@@ -52,8 +63,7 @@ static void test_loop_explore(void)
 		CHECK(0, "AFCD_LOOP: algo rtt_ms secs kinds");
 		return;
 	}
-	c = demo_cfg(!strcmp(algo, "fall") ? AFCD_ALGO_FALL : !strcmp(algo, "codel") ? AFCD_ALGO_CODEL : !strcmp(algo, "droptail") ?
-		     AFCD_ALGO_DROPTAIL : AFCD_ALGO_AFCD, rtt_ms / 1e3);
+	c = demo_cfg(algo_of(algo), rtt_ms / 1e3);
 	if (getenv("AFCD_LOOP_RATE"))
 		c.rate_bps = atof(getenv("AFCD_LOOP_RATE")) * 1e6;
 	if (getenv("AFCD_LOOP_ACK_EVERY"))
@@ -521,6 +531,145 @@ static void test_churn_at_scale(void)
 		}
 }
 
+/* A crowd: n CUBIC flows (1514-byte frames, started over the first 2 s)
+ * and, flood, a UDP flood at the link's rate, at 1 Gbit/s and 100 ms
+ * (buffer 1 BDP; 1 Gbit/s x 100 ms / 1,000 flows is 8 frames a flow), the
+ * flow table sized table (0: AFCD_FLOWS_MAX), 30 s of which 10 warm-up (or
+ * secs, a third warm-up). Into *r; jain over the CUBIC flows only; their
+ * shares (goodput / (rate / entities)) min, mean, max, the flood's,
+ * timeouts a flow, CUBIC flows whose entry was made anew. */
+struct crowd_res {
+	struct loop_res r;
+	double mn, mean, mx, flood, rto;
+	__u32 anew;
+};
+
+static int loop_crowd_big(__u32 algo, __u32 n, int flood, __u32 table, double secs,
+			  struct crowd_res *out)
+{
+	struct loop_cfg c = demo_cfg(algo, 0.100);
+	struct loop_flow *f = calloc(n + 1, sizeof(*f));
+	double share, t = 0, q = 0;
+	__u32 i;
+
+	memset(out, 0, sizeof(*out));
+	if (!f || n + 1 > LOOP_MAXF) {
+		free(f);
+		return -1;
+	}
+	c.rate_bps = 1e9;
+	c.late_mean_s = 0;
+	c.secs = secs;
+	c.warm_s = secs / 3;
+	c.flow_table = table;
+	for (i = 0; i < n; i++) {
+		f[i].kind = LOOP_CUBIC;
+		f[i].start_s = 2.0 * i / n;
+	}
+	f[n].kind = LOOP_UDP;
+	f[n].rate_bps = c.rate_bps;
+	if (loop_run(&c, f, (int)n + !!flood, &out->r)) {
+		free(f);
+		return -1;
+	}
+	share = c.rate_bps / (n + !!flood);
+	out->mn = 1e18;
+	for (i = 0; i < n; i++) {
+		double g = f[i].goodput_bps;
+
+		out->mn = g / share < out->mn ? g / share : out->mn;
+		out->mx = g / share > out->mx ? g / share : out->mx;
+		out->mean += g / share / n;
+		out->anew += f[i].entry_packets != f[i].admitted_all;
+		out->rto += (double)f[i].timeouts / n;
+		t += g;
+		q += g * g;
+	}
+	out->r.jain = q > 0 ? t * t / (n * q) : 0;
+	out->flood = flood ? f[n].goodput_bps / share : 0;
+	free(f);
+	return 0;
+}
+
+/* Expected result: 300 CUBIC flows at 1 Gbit/s and 100 ms under AFCD
+ * (the default shadow buffer, 2,000 samples: m_fair about 7, so that some
+ * flows hold one sample or none at a time) share the link fairly, Jain
+ * at least 0.9: a long-lived flow is no mouse (afcd_is_mouse()). When
+ * every flow of m_i <= 1 was a mouse, the crowd's unlucky flows were
+ * policed together at one fair rate, timed out and stayed unlucky: Jain
+ * 0.59, 10 timeouts a flow (one CoDel: 0.97). */
+static void test_loop_crowd_is_no_mice(void)
+{
+	struct crowd_res cr;
+
+	if (loop_crowd_big(AFCD_ALGO_AFCD, 300, 0, 0, 24, &cr)) {
+		CHECK(0, "loop_run");
+		return;
+	}
+	printf("    afcd, 300 flows, 1 Gbit/s: jain %.3f, shares %.2f/%.2f/%.2f, util %.3f, "
+	       "p50/p99 %.1f/%.1f ms, %.2f timeouts a flow\n", cr.r.jain, cr.mn, cr.mean, cr.mx,
+	       cr.r.util, cr.r.q_p50_s * 1e3, cr.r.q_p99_s * 1e3, cr.rto);
+	CHECK(cr.r.jain >= 0.9, "jain %.3f", cr.r.jain);
+	CHECK(cr.r.util >= 0.95, "util %.3f", cr.r.util);
+}
+
+/* AFCD_CHURN_SCALE set: crowds of long-lived flows, for `make
+ * bench-churn` (loop_crowd_big(): 1 Gbit/s, 100 ms, 30 s): 300 and 1,000
+ * CUBIC flows, without and with a UDP flood, under AFCD, FaLL, EDT CoDel
+ * and drop-tail; and 2,000 flows with the flow table at its least, 1,024
+ * entries (more flows than entries: they evict one another), against the
+ * same with the default table. One line a run, nothing checked.
+ * AFCD_CROWD="N table algo flood" runs one row. */
+static void test_crowd_at_scale(void)
+{
+	static const struct { __u32 flows, table; int flood; } rows[] = {
+		{ 300, 0, 0 }, { 300, 0, 1 }, { 1000, 0, 0 }, { 1000, 0, 1 },
+		{ 2000, 0, 0 }, { 2000, 1024, 0 },
+	};
+	static const __u32 algos[] = { AFCD_ALGO_AFCD, AFCD_ALGO_FALL, AFCD_ALGO_CODEL,
+				       AFCD_ALGO_DROPTAIL };
+	const char *one = getenv("AFCD_CROWD");
+	unsigned a, k;
+
+	if (!getenv("AFCD_CHURN_SCALE") && !one) {
+		printf("    (AFCD_CHURN_SCALE unset: make bench-churn runs it)\n");
+		return;
+	}
+	printf("    algo      flows  flood table   jain   cubic share min/mean/max  flood share  "
+	       "util   p50/p99 ms    entries made/s  made anew  timeouts/flow  wall s\n");
+	for (a = 0; a < 4; a++)
+		for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+			__u32 algo = algos[a], n = rows[k].flows, table = rows[k].table;
+			int flood = rows[k].flood;
+			double t0 = mono_ns() / 1e9;
+			struct crowd_res cr;
+
+			if (one) {
+				char name[16];
+
+				if (a || k || sscanf(one, "%u %u %15s %d", &n, &table, name,
+						     &flood) != 4)
+					return;
+				algo = algo_of(name);
+			} else if (a >= 2 && n == 2000) {
+				continue;       /* the table's bound: the fair schemes only */
+			}
+			if (loop_crowd_big(algo, n, flood, table, 30, &cr)) {
+				CHECK(0, "loop_run");
+				return;
+			}
+			printf("    %-9s %-6u %-5s %-7u %.3f  %.2f/%.2f/%.2f             %6.2f       "
+			       "%.3f  %5.1f/%5.1f   %-15.0f %-10u %-14.2f %.0f\n",
+			       afcd_algo_name(algo), n, flood ? "yes" : "no",
+			       table ? table : AFCD_FLOWS_MAX, cr.r.jain, cr.mn, cr.mean, cr.mx,
+			       cr.flood, cr.r.util, cr.r.q_p50_s * 1e3, cr.r.q_p99_s * 1e3,
+			       cr.r.flows_made / 20.0, cr.anew, cr.rto, mono_ns() / 1e9 - t0);
+			fflush(stdout);
+			if (one)
+				return;
+		}
+}
+
 const struct test_case loop_tests[] = {
 	TC(test_loop_udp),
 	TC(test_loop_late_sender),
@@ -530,7 +679,9 @@ const struct test_case loop_tests[] = {
 	TC(test_loop_crowd_queue_state),
 	TC(test_loop_ecn),
 	TC(test_loop_churn),
+	TC(test_loop_crowd_is_no_mice),
 	TC(test_loop_explore),
 	TC(test_churn_at_scale),
+	TC(test_crowd_at_scale),
 	{ NULL },
 };

@@ -265,7 +265,8 @@ static void test_afd_ecn_marks_near_share_only(void)
 		memset(&in, 0, sizeof(in));
 		afcd_in_init(&c, 1000, 1500, &in);
 		in.ect = (__u8)k[i].ect;
-		afcd_inputs(&c, &fs, k[i].m_i, 0, &in);      /* rand16 0: the coin drops if p > 0 */
+		/* a new flow (no bytes yet); rand16 0: the coin drops if p > 0 */
+		afcd_inputs(&c, &fs, k[i].m_i, afcd_is_mouse(k[i].m_i, 0, c.sample_bytes), 0, &in);
 		CHECK_EQ(in.afd_drop, k[i].drop);
 		CHECK_EQ(afcd_law_marks(&in), k[i].marks);
 	}
@@ -1127,7 +1128,7 @@ static __u32 decide_pkt(const struct afcd_config *c, const struct afcd_est *e,
 	afcd_in_init(c, now, len, &in);
 	in.ect = ect;
 	afcd_fair_now(c, e, c->rate_bps, q->n_active, 0, now, &q->fb_gt, &fs);
-	afcd_inputs(c, &fs, m_i, 0, &in);
+	afcd_inputs(c, &fs, m_i, afcd_is_mouse(m_i, f ? f->bytes : 0, c->sample_bytes), 0, &in);
 	return afcd_decide(q, f, &in, t_dep, &ce);
 }
 
@@ -1261,9 +1262,17 @@ static void test_decide_policer(void)
 	CHECK(q.stats[AFCD_S_POLICE_DROP] > 0, "never held");
 	CHECK(q.stats[AFCD_S_AQM_DROP] >= q.stats[AFCD_S_POLICE_DROP], "aqm counts police");
 	CHECK_EQ(q.mice_vt_ns, 0);
-	/* expected: a mouse (m_i <= 1) is policed on the aggregate's clock when
-	 * the mice together are above the level, and not otherwise */
+	/* expected: a flow of m_i <= 1 that has carried 1000 packets (more than
+	 * AFCD_MOUSE_SAMPLES samples' bytes) is no mouse: judged as itself,
+	 * below its share, it leaves the mice clock alone; a new flow of m_i
+	 * <= 1 (afcd_is_mouse()) is policed on the aggregate's clock when the
+	 * mice together are above the level */
 	e.mice_samples = 600;
+	CHECK(light.bytes / AFCD_MOUSE_SAMPLES >= c.sample_bytes, "light %llu bytes",
+	      (unsigned long long)light.bytes);
+	CHECK_EQ(decide_one(&c, &e, &q, &light, 1, now, 1500, &t), AFCD_V_PASS);
+	CHECK_EQ(q.mice_vt_ns, 0);
+	memset(&light, 0, sizeof(light));
 	v = decide_one(&c, &e, &q, &light, 1, now, 1500, &t);
 	CHECK(q.mice_vt_ns > now, "mice clock %llu", (unsigned long long)q.mice_vt_ns);
 	/* expected: the pacing credit: after the queue stood empty 3 ms, the
