@@ -562,6 +562,8 @@ static int loop_crowd_big(__u32 algo, __u32 n, int flood, __u32 table, double se
 	c.secs = secs;
 	c.warm_s = secs / 3;
 	c.flow_table = table;
+	if (getenv("AFCD_CROWD_SB"))
+		c.sb_size = (__u32)atoi(getenv("AFCD_CROWD_SB"));
 	for (i = 0; i < n; i++) {
 		f[i].kind = LOOP_CUBIC;
 		f[i].start_s = 2.0 * i / n;
@@ -619,7 +621,8 @@ static void test_loop_crowd_is_no_mice(void)
  * and drop-tail; and 2,000 flows with the flow table at its least, 1,024
  * entries (more flows than entries: they evict one another), against the
  * same with the default table. One line a run, nothing checked.
- * AFCD_CROWD="N table algo flood" runs one row. */
+ * AFCD_CROWD="N table algo flood" runs one row, AFCD_CROWD_SB sets the
+ * shadow buffer's size. */
 static void test_crowd_at_scale(void)
 {
 	static const struct { __u32 flows, table; int flood; } rows[] = {
