@@ -261,7 +261,7 @@ int pins_size_flow_table(struct bpf_map *map, __u32 want)
 	char path[256];
 	int fd;
 
-	if (want && (want < AFCD_FLOWS_MIN || want > AFCD_FLOWS_LIMIT)) {
+	if (want && !afcd_flow_table_ok(want)) {
 		pr_warn("--flow-table %u: the flow table takes %u to %u entries", want,
 			AFCD_FLOWS_MIN, AFCD_FLOWS_LIMIT);
 		return -1;

@@ -97,6 +97,12 @@
 #define AFCD_FLOWS_MAX       65536
 #define AFCD_FLOWS_MIN       1024
 #define AFCD_FLOWS_LIMIT     (1u << 24)
+/* Is n (entries) a size the flow table takes? The loader's --flow-table
+ * and the ns-3 engine's flow-table parameter check it. */
+static inline __attribute__((always_inline)) int afcd_flow_table_ok(__u64 n)
+{
+	return n >= AFCD_FLOWS_MIN && n <= AFCD_FLOWS_LIMIT;
+}
 /* Largest packet length used in tx = len * 8e9 / rate (bytes); longer
  * lengths are clamped, which keeps len * 8e9 below 2^63. */
 #define AFCD_LEN_MAX         (1u << 20)

@@ -143,7 +143,7 @@ static int flow_table_of(const char *const *kv, int *n, __u32 *table, char *err,
 		return 0;
 	errno = 0;
 	v = strtoul(kv[*n - 1], &end, 10);
-	if (errno || *end || v < AFCD_FLOWS_MIN || v > AFCD_FLOWS_LIMIT) {
+	if (errno || *end || !afcd_flow_table_ok(v)) {
 		snprintf(err, errlen, "flow-table %s: the flow table takes %u to %u entries",
 			 kv[*n - 1], AFCD_FLOWS_MIN, AFCD_FLOWS_LIMIT);
 		return -1;

@@ -33,6 +33,11 @@ ROWS = [(0, 0), (100000, 0), (1000000, 0), (1000000, 1 << 20)]
 
 def spec(scheme, rate_mbit, rtt_ms, secs, warm_s, n_cubic, churn_flows, churn_mbit, table,
          seed):
+    """The afcd-sim spec of one run: n_cubic CUBIC flows from t = 0 and,
+    churn_flows > 0, a churn flow of churn_mbit Mbit/s of 64-byte frames
+    standing for churn_flows flows; table > 0 sizes the flow table
+    (entries, AFCD_FLOWS_MIN .. AFCD_FLOWS_LIMIT, refused by afcd-sim
+    otherwise). Buffer 1 BDP, target 5 ms, interval 100 ms, no ECN."""
     flows = [Flow("c%d" % i, cc="cubic", start_s=0.0) for i in range(n_cubic)]
     if churn_flows:
         flows.append(Flow("churn", proto="churn", cc=None, rate_mbit=churn_mbit))
@@ -46,6 +51,11 @@ def spec(scheme, rate_mbit, rtt_ms, secs, warm_s, n_cubic, churn_flows, churn_mb
 
 
 def one(scheme, row, a):
+    """Run row (churn flows, table) under scheme with a's settings (rate,
+    rtt, secs, warm, cubic, churn_mbit, seed); its figures as a dict, with
+    valid False and the reason when afcd-sim failed or a flow delivered
+    nothing in the window. Mbit/s over [warm, secs]; the churn's in its
+    64-byte frames."""
     churn_flows, table = row
     text = spec(scheme, a.rate, a.rtt, a.secs, a.warm, a.cubic, churn_flows, a.churn_mbit,
                 table, a.seed)
@@ -83,6 +93,7 @@ def one(scheme, row, a):
 
 
 def line(r):
+    """One printed row of a run's dict from one()."""
     if "cubic_mbps" not in r:
         return "    %-5s %-8d %-8d INVALID: %s" % (r["scheme"], r["churn_flows"], r["table"],
                                                    "; ".join(r["invalid_reasons"]))
