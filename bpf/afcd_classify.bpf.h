@@ -67,13 +67,14 @@ AFCD_INLINE struct afcd_flow *afcd_flow_own(struct afcd_queue *q, struct afcd_fl
 	return f;
 }
 
-/* Create flow key's entry under id, with its key and its generator
- * seeded: 0 created, 1 there already (another CPU made it, or a colliding
- * flow), -1 the insert failed (counted), -2 a NULL q or key. A global
- * function: the entry's initial value is on its own frame, not the
- * program's. */
+/* Create flow key's entry under id, with its key, its birth stamp born
+ * (afcd_flow.born) and its generator seeded: 0 created, 1 there already
+ * (another CPU made it, or a colliding flow), -1 the insert failed
+ * (counted), -2 a NULL q or key. A global function: the entry's initial
+ * value is on its own frame, not the program's. */
 __attribute__((noinline)) int afcd_flow_create(struct afcd_queue *q,
-					       const struct afcd_flow_key *key, __u64 id)
+					       const struct afcd_flow_key *key, __u64 id,
+					       __u32 born)
 {
 	struct afcd_flow init = {};
 	long err;
@@ -82,6 +83,7 @@ __attribute__((noinline)) int afcd_flow_create(struct afcd_queue *q,
 		return -2;
 	init.key = *key;
 	init.rng = (__u64)afcd_rand() << 32 | afcd_rand();
+	init.born = born;
 	err = bpf_map_update_elem(&afcd_flows, &id, &init, BPF_NOEXIST);
 	if (err == -AFCD_EEXIST)
 		return 1;
@@ -92,12 +94,14 @@ __attribute__((noinline)) int afcd_flow_create(struct afcd_queue *q,
 	return 0;
 }
 
-/* Per-flow state, created on first sight with m_i taken from the shadow
- * buffer's count (the flow may have been evicted and come back), its key
- * and its generator seeded. NULL: no entry of its own for this packet
- * (the insert failed, or its id is another flow's): the caller puts it
- * in the overflow aggregate. */
-AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_flow_key *key)
+/* Per-flow state, created on first sight (born at now_ns) with m_i taken
+ * from the shadow buffer's count (the flow may have been evicted and come
+ * back: with two samples or more it is no mouse, afcd_is_mouse()), its
+ * key, birth stamp and generator set. NULL: no entry of its own for this
+ * packet (the insert failed, or its id is another flow's): the caller
+ * puts it in the overflow aggregate. */
+AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_flow_key *key,
+					    __u64 now_ns)
 {
 	__u64 id = afcd_flow_id(key, q->flow_id_key);
 	struct afcd_flow *f = bpf_map_lookup_elem(&afcd_flows, &id);
@@ -106,7 +110,7 @@ AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_fl
 
 	if (f)
 		return afcd_flow_own(q, f, key);
-	made = afcd_flow_create(q, key, id);
+	made = afcd_flow_create(q, key, id, afcd_flow_born(now_ns));
 	if (made < 0)
 		return 0;
 	/* there already: another CPU created it (or a colliding flow did) */
@@ -121,22 +125,22 @@ AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_fl
 }
 
 /* The state of aggregate kind (enum afcd_agg) of the interface, which
- * every CPU shares, with its key written into *key (the key its samples
- * take in the shadow buffer). Its generator is seeded at its first packet,
- * so that nobody can predict its sampling coins. NULL for a bad kind. */
-AFCD_INLINE struct afcd_flow *afcd_agg_get(struct afcd_queue *q, __u32 kind, __u32 ifindex,
-					   struct afcd_flow_key *key)
+ * every CPU shares; its key (the key its samples take in the shadow
+ * buffer: ifindex and agg = 1 + kind, every other field 0, as the
+ * configuring tool zeroed the slot) and its generator are set at its
+ * first packet, the generator seeded so that nobody can predict its
+ * sampling coins. NULL for a bad kind. */
+AFCD_INLINE struct afcd_flow *afcd_agg_get(struct afcd_queue *q, __u32 kind, __u32 ifindex)
 {
 	struct afcd_flow *f;
 
 	if (kind >= AFCD_AGG__MAX)
 		return 0;
 	f = &q->agg[kind];
-	__builtin_memset(key, 0, sizeof(*key));
-	key->ifindex = ifindex;
-	key->agg = (__u8)(kind + 1);
 	if (!f->rng) {
-		f->key = *key;
+		/* every CPU that gets here writes the same key */
+		f->key.ifindex = ifindex;
+		f->key.agg = (__u8)(kind + 1);
 		f->rng = (__u64)afcd_rand() << 32 | afcd_rand();
 	}
 	return f;
@@ -333,11 +337,14 @@ __attribute__((noinline)) int afcd_sb_sample(const struct afcd_config *cfg,
 
 /* The flow a packet is judged as, st and pkt being the parser's result:
  * an IP packet's own entry (its key reduced by isolate), else the
- * overflow aggregate; any other frame the unclassified aggregate. Counts
+ * overflow aggregate; any other frame the unclassified aggregate (whose
+ * key then replaces pkt->key). Counts
  * fragments, non-IP and unparsable frames, sets in->ect, and takes the
  * packet's samples, in->len / sample_bytes of them in expectation
  * (afcd_sample_count(), the flow's own generator): a GSO/GRO aggregate
- * weighs its wire bytes. NULL only when the aggregate cannot be had. */
+ * weighs its wire bytes. A mouse's samples go to the mice aggregate
+ * (afcd_is_mouse(), docs/ALGORITHM.md sec. 3a), everyone else's to
+ * itself. NULL only when the aggregate cannot be had. */
 AFCD_INLINE struct afcd_flow *afcd_flow_of(const struct afcd_config *cfg, struct afcd_queue *q,
 					   __u32 slot, __u32 ifindex, int st, struct afcd_pkt *pkt,
 					   struct afcd_in *in)
@@ -348,21 +355,26 @@ AFCD_INLINE struct afcd_flow *afcd_flow_of(const struct afcd_config *cfg, struct
 		in->ect = pkt->ecn == 1 || pkt->ecn == 2;
 		pkt->key.ifindex = ifindex;
 		afcd_isolate_key(cfg->flags, &pkt->key);
-		f = afcd_flow_get(q, &pkt->key);
-		if (!f)
-			f = afcd_agg_get(q, AFCD_AGG_OVERFLOW, ifindex, &pkt->key);
+		f = afcd_flow_get(q, &pkt->key, in->now_ns);
+		if (!f && (f = afcd_agg_get(q, AFCD_AGG_OVERFLOW, ifindex)))
+			pkt->key = f->key;
 		if (pkt->fragment)
 			AFCD_COUNT(q, stats[AFCD_S_FRAGMENT], 1);
 	} else {
 		AFCD_COUNT(q, stats[st == AFCD_P_NON_IP ? AFCD_S_NON_IP : AFCD_S_PARSE_ERR], 1);
-		f = afcd_agg_get(q, AFCD_AGG_UNCLASSIFIED, ifindex, &pkt->key);
+		f = afcd_agg_get(q, AFCD_AGG_UNCLASSIFIED, ifindex);
+		if (f)
+			pkt->key = f->key;
 	}
 	if (f) {
 		__u32 k = afcd_sample_count(afcd_rng_next(&f->rng), in->len, cfg->sample_bytes,
 					    cfg->sb_size);
 
 		if (k)
-			afcd_sb_sample(cfg, q, slot, f, k);
+			afcd_sb_sample(cfg, q, slot,
+				       afcd_is_mouse(f->m_i, f->bytes, cfg->sample_bytes, f->born,
+						     in->now_ns, cfg->window_ns) ?
+				       afcd_agg_get(q, AFCD_AGG_MICE, ifindex) : f, k);
 	}
 	return f;
 }
@@ -382,14 +394,13 @@ __attribute__((noinline)) int afcd_judge_inputs(const struct afcd_config *cfg,
 
 	if (!cfg || !q || !f || !in)
 		return 1;
-	if (in->traits & AFCD_T_FAIR) {
-		struct afcd_sb_hist *h = bpf_map_lookup_elem(&afcd_sb_hist, &slot);
-
+	if (in->traits & AFCD_T_FAIR)
 		afcd_fair_now(cfg, bpf_map_lookup_elem(&afcd_est, &slot), afcd_rate_of(cfg, q),
-			      q->n_active,
-			      h ? *(volatile __u32 *)&h->n[1] : 0, in->now_ns, &q->fb_gt, &fs);
-	}
-	afcd_inputs(cfg, &fs, f->m_i, afcd_is_mouse(f->m_i, f->bytes, cfg->sample_bytes),
+			      q->n_active, AFCD_READ_ONCE(q->agg[AFCD_AGG_MICE].m_i), in->now_ns,
+			      &q->fb_gt, &fs);
+	afcd_inputs(cfg, &fs, f->m_i,
+		    afcd_is_mouse(f->m_i, f->bytes, cfg->sample_bytes, f->born, in->now_ns,
+				  cfg->window_ns),
 		    in->law == AFCD_LAW_AFD ? afcd_rng_next(&f->rng) & 0xffff : 0, in);
 	return 0;
 }

@@ -169,19 +169,19 @@ AFCD_INLINE void afcd_refresh_fair_rate(const struct afcd_config *c, const struc
  *    in milli-samples through sample_bytes;
  *  - Q_target: target (AFCD) or global_target (FaLL) in milli-samples;
  *  - m_fair by the AFD controller around the loader's water level of the
- *    shadow buffer (s->waterline: afcd_waterfill_hist(), the mice
- *    aggregate counted as one flow), or sb_size / N without one (eq. 3.4-3.5);
+ *    shadow buffer (s->waterline: afcd_waterfill_hist(), each aggregate,
+ *    the mice one too, one entity), or sb_size / N without one (eq. 3.4-3.5);
  *  - the fair level = waterline * offered load / sb_size, the rate of a
  *    flow that holds the max-min share; it falls at once and rises with
  *    time constant window: a responsive flow that backed off (a loss) is
  *    still below its share in the ring for a window, and the level would
  *    otherwise hand its room to a non-responsive flow before it recovers;
  *  - fair_rate = fair level * the drain factor of the mean sojourn, for the
- *    policer; 0 when no flow (nor the mice aggregate) holds more than the
+ *    policer; 0 when no entity (flow or aggregate) holds more than the
  *    water level: nobody is above the fair share;
  *  - the crowd gate (afcd_gate_step()): the policer's gate for entities
  *    near the water level, raised while the link idled as it dropped;
- *  - global_target = RTT / sqrt(N), N = flows with >= 2 samples (or the
+ *  - global_target = RTT / sqrt(N), N = entities with >= 2 samples (or the
  *    datapath's N without any), clamped [2 tx(MTU), interval].
  * The rate is afcd_rate_of(): the rate parameter, or the qdisc's measured
  * link rate; while that is unknown (0), m_fair is the anchor and nobody is
@@ -251,7 +251,7 @@ out:
 	e->prev_police_drop = cnt->police_drop;
 	e->n_flows = n_active > 0 ? (__u32)n_active : 0;
 	e->n_long = s->n_long;
-	e->mice_samples = s->mice;
+	e->mice_samples = q->agg[AFCD_AGG_MICE].m_i;
 	e->waterline = s->waterline;
 	e->global_target_ns = gt;
 	e->refreshes++;
@@ -262,7 +262,7 @@ out:
  * shadow buffer for capacity samples (afcd_sb_capacity()) from its
  * histogram of per-flow counts n (struct afcd_sb_hist's n[]), written into
  * the fields of sc the refresh step reads (waterline, max_count, samples,
- * n_long, mice); the caller stamps the heartbeat. User space only (two
+ * n_long); the caller stamps the heartbeat. User space only (two
  * passes of up to sb_size steps): the loader, the ns-3 engine, the tests.
  * Source: docs/ALGORITHM.md sec. 3a. */
 static inline void afcd_scan_of_hist(const __u32 *n, __u32 sb_size, __u64 capacity,
@@ -275,7 +275,6 @@ static inline void afcd_scan_of_hist(const __u32 *n, __u32 sb_size, __u64 capaci
 	sc->max_count = w.max_count;
 	sc->samples = w.samples;
 	sc->n_long = w.n_long;
-	sc->mice = w.mice;
 }
 
 #endif /* AFCD_CTL_H */

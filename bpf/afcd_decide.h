@@ -107,44 +107,40 @@ AFCD_INLINE __u64 afcd_fall_fallback_gt(const struct afcd_config *c, __u64 rate_
 }
 
 /* rate_bps: the link's (afcd_rate_of(): the rate parameter, or the
- * qdisc's measured rate; 0 while unknown: no fallback policer); gc: the
- * interface's cache of FaLL's fallback global target (NULL: none). */
+ * qdisc's measured rate; 0 while unknown: no fallback policer); n_active:
+ * N, the entities holding samples (q->n_active); n_mice: the mice
+ * aggregate's samples now (q->agg[AFCD_AGG_MICE].m_i), what a mouse is
+ * judged and policed by, fresh estimate or not; gc: the interface's cache
+ * of FaLL's fallback global target (NULL: none). */
 AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_est *e,
 			       __u64 rate_bps, __s32 n_active, __u32 n_mice, __u64 now,
 			       struct afcd_gt_cache *gc, struct afcd_fair *fs)
 {
-	__s32 n;
-
+	fs->mice_samples = n_mice;
 	if (e && e->m_fair && (__s64)(now - e->heartbeat_ns) <= (__s64)c->stale_after_ns) {
 		fs->m_fair = e->m_fair;
 		fs->waterline = e->waterline;
-		fs->mice_samples = e->mice_samples;
 		fs->gt_ns = e->global_target_ns;
 		fs->fair_rate_bps = e->fair_rate_bps;
 		fs->crowd_gate_ns = e->crowd_gate_ns;
 		fs->stale = 0;
 		return;
 	}
-	/* N with the mice (flows holding one sample, n_mice = the histogram's
-	 * n[1]) counted as one entity, as the scan counts them: a sender that
-	 * rotates ports or spoofs sources must not drive sb_size / N to 1 */
+	/* N counts the mice aggregate as one entity, as the scan does: a
+	 * sender that rotates ports or spoofs sources must not drive
+	 * sb_size / N to 1 */
 	if (n_active < 0)
 		n_active = 0;
-	if ((__s64)n_mice > n_active)
-		n_mice = (__u32)n_active;
-	n = n_active - (__s32)n_mice + (n_mice > 0);
-	fs->m_fair = afcd_m_fair_fallback(c->sb_size, n);
-	/* FaLL's N leaves the mice out, as the refresh step's n_long does */
+	fs->m_fair = afcd_m_fair_fallback(c->sb_size, n_active);
 	fs->gt_ns = afcd_algo_row(c->algo).traits & AFCD_T_GTARGET ?
-		afcd_fall_fallback_gt(c, rate_bps, n_active - (__s32)n_mice, now, gc) : 0;
+		afcd_fall_fallback_gt(c, rate_bps, n_active, now, gc) : 0;
 	/* the fallback policer: without the scan's water level,
 	 * a flow holding more than the equal share of the ring (sb_size / N)
 	 * (the mice aggregate too, on its own clock) is held at rate / N, and
 	 * only while the queue is above its target (afcd_decide()), so the
 	 * fallback never idles the link */
 	fs->waterline = fs->m_fair;
-	fs->mice_samples = n_mice;
-	fs->fair_rate_bps = n > 1 ? rate_bps / (__u64)n : 0;
+	fs->fair_rate_bps = n_active > 1 ? rate_bps / (__u64)n_active : 0;
 	fs->crowd_gate_ns = 0;
 	fs->stale = 1;
 }
@@ -170,27 +166,61 @@ AFCD_INLINE __u32 afcd_burst_share(__u32 burst_ns, __u64 tx_ns, __u64 police_tx_
 	return (__u32)(((__u64)burst_ns * share_q10) >> 10);
 }
 
-/* A mouse: a flow holding at most one sample (m_i <= 1) that has not yet
- * carried AFCD_MOUSE_SAMPLES samples' worth of bytes since its entry was
- * made (bytes: its entry's admitted bytes; sample_bytes: the config's).
- * Mice are judged together as the mice aggregate, so that a sender that
- * rotates ports or spoofs sources (every packet a new flow) is one entity;
- * a long-lived flow that holds one sample or none only because it is one
- * of a crowd (N near or above sb_size / 2, where m_fair is a few samples)
- * is judged as itself: below its share, never policed (judged with the
- * aggregate, such flows were held to one fair rate among them: in the
- * closed loop 300 CUBIC flows at 1 Gbit/s and 100 ms, sb_size 2000, had
- * Jain 0.60 where one CoDel has 0.97; 0.96-0.98 judged as themselves;
- * tests/bpf test_loop_crowd_is_no_mice). A port that a rotating sender
- * keeps past that many bytes holds that many samples while it sends and
- * is judged, and policed, by them; one that then sends below one sample
- * a shadow buffer is a flow below its share. Source: docs/ALGORITHM.md
- * sec. 3a (mice as one flow). m_i: samples; bytes, sample_bytes: bytes.
- * Returns 1 for a mouse, else 0. */
-#define AFCD_MOUSE_SAMPLES 4
-AFCD_INLINE int afcd_is_mouse(__u32 m_i, __u64 bytes, __u64 sample_bytes)
+/* A flow entry's birth stamp (afcd_flow.born) for an entry made at
+ * now_ns: now in units of 2^20 ns, modulo 2^32, never 0 (0 marks an
+ * aggregate). */
+#define AFCD_BORN_SHIFT 20
+AFCD_INLINE __u32 afcd_flow_born(__u64 now_ns)
 {
-	return m_i <= 1 && bytes / AFCD_MOUSE_SAMPLES < sample_bytes;
+	return (__u32)(now_ns >> AFCD_BORN_SHIFT) | 1;
+}
+
+/* Is an entry born at born (afcd_flow_born()) younger than window_ns at
+ * now_ns? 0 for born 0 (an aggregate). Modular: an entry 52 days old
+ * reads as young for a window. */
+AFCD_INLINE int afcd_flow_young(__u32 born, __u64 now_ns, __u64 window_ns)
+{
+	return born && (__u32)(afcd_flow_born(now_ns) - born) <
+		       (__u32)(window_ns >> AFCD_BORN_SHIFT) + 1;
+}
+
+/* A mouse: a flow holding at most one sample (m_i <= 1) whose entry is
+ * young, made less than the shadow buffer's window ago (window_ns, the
+ * time the ring covers at the link's rate), and has carried fewer than
+ * AFCD_MOUSE_SAMPLES samples' worth of bytes since (bytes: its entry's
+ * admitted bytes; sample_bytes: the config's). A mouse's samples go to the
+ * mice aggregate (afcd_flow_of()), which is one entity of the water level
+ * and is judged and policed as one (afcd_inputs()), so that a sender that
+ * rotates ports or spoofs sources (every packet a new flow, its entry made
+ * anew or young) is one entity. A flow is itself once either bound is
+ * passed:
+ *  - bytes: a port that a rotating sender keeps past that many bytes
+ *    holds its own samples while it sends and is judged, and policed,
+ *    by them;
+ *  - age: an entry older than the window has an m_i that counts every
+ *    sample the flow took over the whole ring, so an m_i <= 1 then is a
+ *    measurement (a flow below its share), not a flow too young to have
+ *    samples. A long-lived flow of a crowd (N near or above sb_size / 2,
+ *    where m_fair is a few samples and hundreds of flows hold one sample
+ *    or none at a time) that lost its first packets never carries
+ *    4 samples' bytes (250 KB at 1 Gbit/s). Judged with the aggregate,
+ *    such flows were held to one fair rate among them, timed out and
+ *    stayed there, and their aggregate held the water level at its own
+ *    size, above every flow (closed loop, tests/bpf test_loop_crowd_is_no_mice:
+ *    1,000 CUBIC flows at 1 Gbit/s and 100 ms, sb_size 2000: Jain 0.24,
+ *    half the flows under 0.05 of a share; 0.98 with the age bound).
+ * A churn of one-datagram flows whose entries are evicted before their
+ * flows come back stays one entity; flows that keep entries longer than
+ * a window are flows of their own, each below its share, as a scheduler
+ * with a queue per flow would hold them. Source: docs/ALGORITHM.md sec. 3a
+ * (mice as one flow). m_i: samples; bytes, sample_bytes: bytes; born:
+ * afcd_flow.born; now_ns, window_ns: ns. Returns 1 for a mouse, else 0. */
+#define AFCD_MOUSE_SAMPLES 4
+AFCD_INLINE int afcd_is_mouse(__u32 m_i, __u64 bytes, __u64 sample_bytes, __u32 born,
+			      __u64 now_ns, __u64 window_ns)
+{
+	return m_i <= 1 && bytes / AFCD_MOUSE_SAMPLES < sample_bytes &&
+	       afcd_flow_young(born, now_ns, window_ns);
 }
 
 /* Fill in for a packet of a flow (or an aggregate, afcd_maps.h) holding

@@ -224,43 +224,46 @@ AFCD_INLINE __s64 afcd_backlog_milli_samples(__u64 backlog_ns, __u64 rate_bps,
 	return (__s64)(bytes_milli / sample_bytes);
 }
 
-/* The water level of the shadow buffer, from the histogram of per-flow
- * sample counts (struct afcd_sb_hist), and the flow counts it yields. */
+/* The water level of the shadow buffer, from the histogram of per-entity
+ * sample counts (struct afcd_sb_hist), and the counts it yields. An
+ * entity is a flow or an aggregate (enum afcd_agg): the mice aggregate,
+ * which holds the samples of every mouse (afcd_is_mouse()), is one. */
 struct afcd_water {
 	__u32 level;      /* max-min fair share, samples: the largest count when
-			   * everything fits, at least 1 otherwise, 0 for no flows */
-	__u32 fits;       /* 1: no flow (and not the mice) above the level */
-	__u32 n_flows;    /* flows with samples (N), mice included */
-	__u32 n_long;     /* flows with >= 2 samples (FaLL's N) */
-	__u32 mice;       /* samples of flows holding exactly one (the mice aggregate) */
-	__u32 max_count;  /* largest entity: a flow's count or the mice aggregate */
+			   * everything fits, at least 1 otherwise, 0 for no entity */
+	__u32 fits;       /* 1: no entity above the level */
+	__u32 n_flows;    /* entities with samples (N) */
+	__u32 n_long;     /* entities with >= 2 samples (FaLL's N) */
+	__u32 max_count;  /* the largest entity's count */
 	__u32 samples;    /* samples in the ring: sum of c n[c] */
 };
 
 /* Max-min fair share (the water level L with sum_i min(m_i, L) =
  * capacity), where capacity is the number of samples the link can carry
- * (sb_size * min(1, rate / offered load)) and the flows holding exactly
- * one sample count as ONE entity of n[1] samples: a sender that rotates
- * ports or spoofs sources (one sample per 5-tuple) is one flow here, not
- * thousands that each push the level down (docs/ALGORITHM.md sec. 3a).
- * n: n[c] = flows with c samples, c in [1, sb_size]; sb_size <=
- * AFCD_SB_SIZE_MAX; capacity is for a full ring (see below for one still
- * filling). Two passes of at most sb_size steps, no sort. Runs in
- * the loader's scan (user space: two 4096-step passes are beyond what the
- * BPF verifier walks) and in the host tests. Replaces eq. 3.4's
- * sb_size / N as the controller's anchor, which is the fair share only
- * when every flow is saturating and the offered load equals capacity. */
+ * (sb_size * min(1, rate / offered load)). n: n[c] = entities with c
+ * samples, c in [1, sb_size]; sb_size <= AFCD_SB_SIZE_MAX; capacity is
+ * for a full ring (see below for one still filling). A sender that
+ * rotates ports or spoofs sources does not push the level down: its
+ * young one-sample 5-tuples are mice, whose samples the mice aggregate
+ * holds as one entity (docs/ALGORITHM.md sec. 3a); a crowd's long-lived
+ * flows that hold one sample each are flows of their own. Two passes of
+ * at most sb_size steps, no sort. Runs in the loader's scan (user space:
+ * two 4096-step passes are beyond what the BPF verifier walks) and in
+ * the host tests. Replaces eq. 3.4's sb_size / N as the controller's
+ * anchor, which is the fair share only when every flow is saturating and
+ * the offered load equals capacity. */
 static inline void afcd_waterfill_hist(const __u32 *n, __u32 sb_size, __u64 capacity,
 				       struct afcd_water *w)
 {
-	__u64 rem = capacity, tot = n[1];
-	__u32 c, ntot = 0, nrem, cmax = 0, mice = n[1];
+	__u64 rem = capacity, tot = 0;
+	__u32 c, ntot = 0, nlong = 0, nrem, cmax = 0;
 
 	if (sb_size > AFCD_SB_SIZE_MAX)
 		sb_size = AFCD_SB_SIZE_MAX;
-	for (c = 2; c <= sb_size; c++)
+	for (c = 1; c <= sb_size; c++)
 		if (n[c]) {
 			ntot += n[c];
+			nlong += c >= 2 ? n[c] : 0;
 			tot += (__u64)c * n[c];
 			cmax = c;
 		}
@@ -271,20 +274,14 @@ static inline void afcd_waterfill_hist(const __u32 *n, __u32 sb_size, __u64 capa
 	w->samples = tot < sb_size ? (__u32)tot : sb_size;
 	if (tot && tot < sb_size)
 		rem = capacity * tot / sb_size;
-	w->n_long = ntot;
-	w->n_flows = ntot + mice;
-	w->mice = mice;
-	if (mice) {
-		ntot++;
-		if (mice > cmax)
-			cmax = mice;
-	}
+	w->n_flows = ntot;
+	w->n_long = nlong;
 	w->max_count = cmax;
 	w->level = cmax;
 	w->fits = 1;
 	nrem = ntot;
 	for (c = 1; c <= cmax && nrem; c++) {
-		__u32 k = (c >= 2 ? n[c] : 0) + (mice && c == mice);
+		__u32 k = n[c];
 		__u64 share;
 
 		if (!k)

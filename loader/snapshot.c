@@ -36,13 +36,10 @@ int snapshot_read(struct pins *p, __u32 ifindex, struct snapshot *s)
 	free(v);
 	s->t_ns = now_ns();
 	/* the estimate the datapath judges a packet against now, by its own
-	 * rule (afcd_fair_now()), with the mice as it counts them: the
-	 * histogram's n[1] */
+	 * rule (afcd_fair_now()) */
 	if (afcd_algo_row(s->c.algo).traits & AFCD_T_FAIR) {
-		static struct afcd_sb_hist h;
-		__u32 n_mice = bpf_map_lookup_elem(p->hist, &s->c.slot, &h) ? 0 : h.n[1];
-
-		afcd_fair_now(&s->c, &s->e, afcd_rate_of(&s->c, &s->q), s->q.n_active, n_mice,
+		afcd_fair_now(&s->c, &s->e, afcd_rate_of(&s->c, &s->q), s->q.n_active,
+			      s->q.agg[AFCD_AGG_MICE].m_i,
 			      s->t_ns, NULL, &s->fair);
 		if (!(afcd_algo_row(s->c.algo).traits & AFCD_T_GTARGET))
 			s->fair.gt_ns = 0; /* the refresh step's value, unused */

@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 18u
+#define AFCD_ABI_VERSION 19u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -470,14 +470,15 @@ struct afcd_est {
 	__s64 ctrl_milli;       /* AFD controller correction c, samples * 1000 */
 	__s64 q_old_milli;      /* previous queue length, samples * 1000 */
 	__u64 refreshes;        /* number of refreshes written */
-	__u32 n_long;           /* FaLL's N: flows with >= 2 samples (mice excluded) */
+	__u32 n_long;           /* FaLL's N: entities (flows, aggregates) with >= 2 samples */
 	__u32 waterline;        /* anchor: max-min fair share of the shadow buffer for the
 				 * samples the link can carry, samples (0: nothing sampled) */
 	__u64 arrival_bps;      /* offered load, bits/s: EWMA of sampled bytes, tau window/2
 				 * (the load's age while it is younger, load_age_ms) */
 	__u64 fair_rate_bps;    /* policer rate: fair_level_bps * drain_milli / 1000,
 				 * bits/s; 0 = no flow above the fair share (nobody policed) */
-	__u32 mice_samples;     /* samples held by flows with exactly one (the mice aggregate) */
+	__u32 mice_samples;     /* the mice aggregate's samples at the refresh
+				 * (afcd_queue.agg[AFCD_AGG_MICE].m_i) */
 	__u32 refresher;        /* enum afcd_refresher of the last refresh */
 	/* the refresh step's memory between refreshes */
 	__u64 prev_t_ns;        /* time of the previous refresh */
@@ -517,9 +518,9 @@ struct afcd_scan {
 	__u64 scans;            /* scans written */
 	__u64 gc_deleted;       /* idle flow-state entries deleted by the loader's GC */
 	__u32 waterline;        /* max-min fair share of the ring, samples; 0 = no samples */
-	__u32 max_count;        /* largest entity's samples (a flow or the mice aggregate) */
-	__u32 n_long;           /* flows with >= 2 samples (FaLL's N) */
-	__u32 mice;             /* samples of flows holding exactly one (one entity) */
+	__u32 max_count;        /* largest entity's samples (a flow or an aggregate) */
+	__u32 n_long;           /* entities with >= 2 samples (FaLL's N) */
+	__u32 pad0;             /* 0 */
 	__u32 loader_pid;       /* pid of the loader scanning this slot, 0 = none */
 	__u32 samples;          /* samples in the ring: sb_size once it is full, fewer
 				 * while a fresh slot fills (0: unknown, read as sb_size) */
@@ -645,8 +646,9 @@ _Static_assert(sizeof(struct afcd_flow_key) == 44, "afcd_flow_key ABI");
  * Traffic that cannot have a flow of its own is not let through without
  * the fairness module: it is sampled, estimated, policed and dropped as
  * one flow per kind, whose state lives in the interface's queue (struct
- * afcd_queue.agg[], always there: no insert can fail), like the mice
- * aggregate of flows holding one sample (docs/ALGORITHM.md sec. 3a). Each
+ * afcd_queue.agg[], always there: no insert can fail). The mice
+ * aggregate takes the samples of mice, which keep their own entries for
+ * everything else (docs/ALGORITHM.md sec. 3a). Each
  * aggregate shares one fair share among its packets and counts as one
  * entity in N and the water level, so a flood of them cannot shift the
  * estimates of the classified flows. FN(ENUM, name, what goes there).
@@ -657,7 +659,11 @@ _Static_assert(sizeof(struct afcd_flow_key) == 44, "afcd_flow_key ABI");
 	   "truncated IP, more IPv6 extension headers than it follows")                 \
 	FN(OVERFLOW, "overflow",                                                         \
 	   "IP packets whose flow cannot have its own entry: a flow-id collision or a "  \
-	   "failed insert into afcd_flows")
+	   "failed insert into afcd_flows")                                              \
+	FN(MICE, "mice",                                                                 \
+	   "the samples of mice: flows whose young entry holds at most one sample and "  \
+	   "has carried fewer than 4 samples' bytes (afcd_is_mouse()), so that a sender " \
+	   "that rotates ports or spoofs sources is one entity")
 
 #define AFCD_ENUM_AGG_(E, name, doc) AFCD_AGG_##E,
 enum afcd_agg { AFCD_AGGS(AFCD_ENUM_AGG_) AFCD_AGG__MAX };
@@ -712,7 +718,10 @@ struct afcd_flow {
 				  * which afcd_egress sets on the flow's next ECT packets
 				  * (0..AFCD_CE_OWED_MAX; atomic: the qdisc adds, the
 				  * classifier takes, afcd_decide.h) */
-	__u32 pad1;
+	__u32 born;            /* when the entry was made: the datapath's clock in units
+				  * of 2^20 ns (about 1.05 ms), | 1, modulo 2^32 (52 days;
+				  * afcd_flow_born()); 0 for an aggregate, which is never
+				  * young (afcd_is_mouse()) */
 };
 _Static_assert(sizeof(struct afcd_flow) == 176, "afcd_flow ABI");
 
@@ -816,7 +825,7 @@ _Static_assert(sizeof(struct afcd_sb_ring) == 44 * AFCD_SB_SIZE_MAX, "afcd_sb_ri
  * keeps it in step with afcd_sb_count at every sample (atomically, from
  * the old count each change returns); the loader's scan computes the
  * max-min water level from it without reading the ring or sorting:
- * sum_c n[c] = N, and n[1] is the mice aggregate.
+ * sum_c n[c] = N, each aggregate (the mice one too) one entity.
  */
 struct afcd_sb_hist {
 	__u32 n[AFCD_SB_SIZE_MAX + 1];

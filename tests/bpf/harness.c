@@ -2,6 +2,7 @@
 /* The shared harness and the runner of the BPF_PROG_TEST_RUN tests; see
  * harness.h. */
 #include "harness.h"
+#include "afcd_decide.h"
 #include "qread.h"
 #include "sys.h"
 
@@ -236,6 +237,16 @@ __u64 flow_id_of(const struct pkt_spec *s, __u32 ifindex)
 	struct afcd_queue q = get_queue(ifindex);
 
 	return afcd_flow_id(&k, q.flow_id_key);
+}
+
+int old_flow(const struct pkt_spec *s, __u32 ifindex, __u64 now_ns)
+{
+	__u64 id = flow_id_of(s, ifindex);
+	struct afcd_flow f = { .key = key_of(s, ifindex), .rng = id,
+			       .born = afcd_flow_born(now_ns - 2 * AFCD_DEF_WINDOW_NS) };
+
+	return bpf_map__update_elem(skel->maps.afcd_flows, &id, sizeof(id), &f, sizeof(f),
+				    BPF_NOEXIST);
 }
 
 int get_flow(const struct pkt_spec *s, __u32 ifindex, struct afcd_flow *f)

@@ -93,6 +93,12 @@ struct afcd_flow_key key_of(const struct pkt_spec *s, __u32 ifindex);
  * and its entry: 0, or -ENOENT (none, or another flow's under its id). */
 __u64 flow_id_of(const struct pkt_spec *s, __u32 ifindex);
 int get_flow(const struct pkt_spec *s, __u32 ifindex, struct afcd_flow *f);
+/* Make the entry of s's flow on ifindex before its first packet, born
+ * two default windows (AFCD_DEF_WINDOW_NS) before now_ns (the datapath's clock, set_now()): a
+ * long-lived flow's, no mouse (afcd_is_mouse()), whose samples are its
+ * own from its first packet. The queue must be set (set_cfg()). Returns
+ * 0 or a libbpf error (-EEXIST: it has an entry). */
+int old_flow(const struct pkt_spec *s, __u32 ifindex, __u64 now_ns);
 __u32 map_count(struct bpf_map *m);
 /* The shadow buffer's books checked (each entity's count in afcd_sb_count
  * is its slots in the ring, the histogram and N count each once): the

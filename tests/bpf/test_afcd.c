@@ -190,6 +190,7 @@ static void test_target_i_from_estimate(void)
 	c.sample_bytes = 100;        /* one sample a packet */
 	c.sb_size = 200;
 	set_cfg(1, &c);
+	CHECK(!old_flow(&a, 1, now), "old flow");
 	fill_samples(&a, 200, &now);      /* m_i = 200 after 200 samples */
 	set_est(1, 100, 0);
 	run(&a, NULL);

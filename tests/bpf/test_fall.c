@@ -17,12 +17,14 @@ static __u64 fall_target_for_n(int n)
 	}
 	c.sample_bytes = 100;   /* one sample a packet */
 	c.sb_size = 2 * n;      /* each flow holds two samples: m_i = m_fair = 2 (flows
-				 * with one are mice, outside FaLL's N) */
+				 * with one are outside FaLL's N) */
 	set_cfg(1, &c);
 	for (round = 0; round < 2; round++)
 		for (k = 0; k < n; k++) {
 			struct pkt_spec s = pkt_tcp4(10000 + k, 100);
 
+			if (!round)
+				CHECK(!old_flow(&s, 1, now), "old flow");
 			set_now(now += 100 * US);
 			run(&s, NULL);
 		}
@@ -56,6 +58,7 @@ static void test_fall_uses_loader_estimate(void)
 	c.sample_bytes = 100;   /* one sample a packet */
 	c.sb_size = 100;
 	set_cfg(1, &c);
+	CHECK(!old_flow(&a, 1, now), "old flow");
 	fill_samples(&a, 100, &now);
 	set_est(1, 50, 3 * MS);            /* (50/100)^3 * 3 ms */
 	run(&a, NULL);

@@ -286,7 +286,7 @@ def test_aggregates_reported(pair):
         in_ns(a, ["python3", "-c", raw])
         s = afcd_stats(a, "v0", flows=True, dt=0)
         agg = s["queue"]["aggregates"]
-        assert set(agg) == {"unclassified", "overflow"}
+        assert set(agg) == {"unclassified", "overflow", "mice"}
         assert agg["unclassified"]["packets"] >= 6, agg      # ARP request(s) + 5 raw
         assert agg["overflow"]["packets"] == 0
         assert s["queue"]["non_ip"] == agg["unclassified"]["packets"]

@@ -266,10 +266,38 @@ static void test_afd_ecn_marks_near_share_only(void)
 		afcd_in_init(&c, 1000, 1500, &in);
 		in.ect = (__u8)k[i].ect;
 		/* a new flow (no bytes yet); rand16 0: the coin drops if p > 0 */
-		afcd_inputs(&c, &fs, k[i].m_i, afcd_is_mouse(k[i].m_i, 0, c.sample_bytes), 0, &in);
+		afcd_inputs(&c, &fs, k[i].m_i,
+			    afcd_is_mouse(k[i].m_i, 0, c.sample_bytes, afcd_flow_born(1000), 1000,
+					  c.window_ns), 0, &in);
 		CHECK_EQ(in.afd_drop, k[i].drop);
 		CHECK_EQ(afcd_law_marks(&in), k[i].marks);
 	}
+}
+
+/* Expected result: a mouse (afcd_is_mouse()) is a flow of m_i <= 1 whose
+ * entry is younger than the window and has carried fewer than 4 samples'
+ * bytes; past either bound it is judged as itself. Age is modular in
+ * units of 2^20 ns; an aggregate (born 0) is never young. */
+static void test_mouse_is_young(void)
+{
+	const __u64 win = 1000000000ULL, sb = 62500, now = 7ULL << 40;
+	const __u64 unit = 1ULL << AFCD_BORN_SHIFT;
+	__u32 born = afcd_flow_born(now);
+
+	CHECK(born & 1, "born %u", born);
+	CHECK_EQ(afcd_flow_born(0), 1);
+	CHECK(afcd_is_mouse(0, 0, sb, born, now, win), "new flow, m_i 0");
+	CHECK(afcd_is_mouse(1, 4 * sb - 1, sb, born, now, win), "new flow, m_i 1");
+	CHECK(!afcd_is_mouse(2, 0, sb, born, now, win), "m_i 2");
+	CHECK(!afcd_is_mouse(1, 4 * sb, sb, born, now, win), "4 samples' bytes");
+	/* young up to the window, within one unit; old past it */
+	CHECK(afcd_is_mouse(1, 0, sb, born, now + win - unit, win), "just young");
+	CHECK(!afcd_is_mouse(1, 0, sb, born, now + win + 2 * unit, win), "old");
+	CHECK(!afcd_is_mouse(0, 0, sb, 0, now, win), "an aggregate");
+	/* across the stamp's wrap (2^52 ns) */
+	born = afcd_flow_born((1ULL << 52) - unit);
+	CHECK(afcd_flow_young(born, (1ULL << 52) + unit, win), "young across the wrap");
+	CHECK(!afcd_flow_young(born, (1ULL << 52) + 2 * win, win), "old across the wrap");
 }
 
 /* The policer: at or below the fair rate a flow never builds a lead; far
@@ -796,18 +824,29 @@ static void test_waterfill_max_min(void)
 	CHECK_EQ(w.level, 0);
 	CHECK_EQ(w.n_flows, 0);
 	/* expected: a legitimate flow (1000 samples) against 1000 rotating
-	 * 5-tuples of one sample each, capacity half the offered load: the mice
-	 * are ONE entity, so the level is 500, not 1 */
+	 * 5-tuples of one sample each, capacity half the offered load: their
+	 * samples are the mice aggregate's (afcd_is_mouse()), ONE entity of
+	 * 1000, so the level is 500, not 1 */
+	memset(n, 0, sizeof(n));
+	n[1000] = 2;
+	afcd_waterfill_hist(n, 2000, 1000, &w);
+	CHECK_EQ(w.level, 500);
+	CHECK_EQ(w.n_flows, 2);
+	CHECK_EQ(w.n_long, 2);
+	CHECK_EQ(w.max_count, 1000);
+	/* expected: a crowd of 1000 long-lived flows of one sample each (no
+	 * mice: their entries are old) beside one of 1000 samples, capacity
+	 * half the offered load: each of the crowd is a flow, the level is 1
+	 * and only the large flow is above it */
 	memset(n, 0, sizeof(n));
 	n[1000] = 1;
 	n[1] = 1000;
 	afcd_waterfill_hist(n, 2000, 1000, &w);
-	CHECK_EQ(w.level, 500);
-	CHECK_EQ(w.mice, 1000);
+	CHECK_EQ(w.level, 1);
+	CHECK_EQ(w.fits, 0);
 	CHECK_EQ(w.n_flows, 1001);
 	CHECK_EQ(w.n_long, 1);
-	CHECK_EQ(w.max_count, 1000);
-	/* expected: a few mice below the level keep theirs */
+	/* expected: a few flows of one sample below the level keep theirs */
 	n[1] = 20;
 	n[980] = 1;
 	n[1000] = 1;
@@ -1038,10 +1077,11 @@ static void test_refresh_step(void)
 	CHECK_EQ(e.heartbeat_ns, now + 40000000ULL);
 }
 
-/* Expected result: with a stale estimate, the datapath's fallback counts
- * the mice (flows with one sample) as one entity: 2 flows and 1000 mice are
- * N = 3, m_fair = sb_size / 3, the water level the same, the fair rate
- * rate / 3; with a fresh estimate the refresh step's values are used. */
+/* Expected result: with a stale estimate, the datapath's fallback takes
+ * N as the entities holding samples (the mice aggregate one of them): 3
+ * entities are m_fair = sb_size / 3, the water level the same, the fair
+ * rate rate / 3; with a fresh estimate the refresh step's values are used.
+ * The mice aggregate's samples are the live count given, fresh or not. */
 static void test_fair_now_fallback(void)
 {
 	struct afcd_config c = cfg(AFCD_ALGO_AFCD, 90000000ULL);
@@ -1052,12 +1092,13 @@ static void test_fair_now_fallback(void)
 	c.sb_size = 3000;
 	c.stale_after_ns = 1000000ULL;
 
-	afcd_fair_now(&c, &e, c.rate_bps, 1002, 1000, 500000ULL, NULL, &fs);          /* fresh */
+	afcd_fair_now(&c, &e, c.rate_bps, 3, 1000, 500000ULL, NULL, &fs);             /* fresh */
 	CHECK_EQ(fs.stale, 0);
 	CHECK_EQ(fs.m_fair, 77);
 	CHECK_EQ(fs.waterline, 66);
 	CHECK_EQ(fs.fair_rate_bps, 5);
-	afcd_fair_now(&c, &e, c.rate_bps, 1002, 1000, 5000000ULL, NULL, &fs);         /* stale */
+	CHECK_EQ(fs.mice_samples, 1000);
+	afcd_fair_now(&c, &e, c.rate_bps, 3, 1000, 5000000ULL, NULL, &fs);            /* stale */
 	CHECK_EQ(fs.stale, 1);
 	CHECK_EQ(fs.m_fair, 1000);
 	CHECK_EQ(fs.waterline, 1000);
@@ -1066,8 +1107,9 @@ static void test_fair_now_fallback(void)
 	afcd_fair_now(&c, NULL, c.rate_bps, 1, 0, 5000000ULL, NULL, &fs);             /* one flow: no policer */
 	CHECK_EQ(fs.m_fair, 3000);
 	CHECK_EQ(fs.fair_rate_bps, 0);
-	afcd_fair_now(&c, NULL, c.rate_bps, 5, 9, 5000000ULL, NULL, &fs);             /* racy counts: clamped */
+	afcd_fair_now(&c, NULL, c.rate_bps, -2, 0, 5000000ULL, NULL, &fs);            /* racy count: none */
 	CHECK_EQ(fs.m_fair, 3000);
+	CHECK_EQ(fs.fair_rate_bps, 0);
 	/* expected: the rate given stands in for the config's (the qdisc's
 	 * measured one when it has none); unknown (0): no fallback policer */
 	afcd_fair_now(&c, NULL, 60000000ULL, 3, 0, 5000000ULL, NULL, &fs);
@@ -1127,8 +1169,13 @@ static __u32 decide_pkt(const struct afcd_config *c, const struct afcd_est *e,
 	memset(&in, 0, sizeof(in));
 	afcd_in_init(c, now, len, &in);
 	in.ect = ect;
-	afcd_fair_now(c, e, c->rate_bps, q->n_active, 0, now, &q->fb_gt, &fs);
-	afcd_inputs(c, &fs, m_i, afcd_is_mouse(m_i, f ? f->bytes : 0, c->sample_bytes), 0, &in);
+	afcd_fair_now(c, e, c->rate_bps, q->n_active, q->agg[AFCD_AGG_MICE].m_i, now, &q->fb_gt,
+		      &fs);
+	/* a flow without an entry, or a zeroed one, was made now */
+	afcd_inputs(c, &fs, m_i,
+		    afcd_is_mouse(m_i, f ? f->bytes : 0, c->sample_bytes,
+				  f && f->born ? f->born : afcd_flow_born(now), now, c->window_ns),
+		    0, &in);
 	return afcd_decide(q, f, &in, t_dep, &ce);
 }
 
@@ -1266,8 +1313,8 @@ static void test_decide_policer(void)
 	 * AFCD_MOUSE_SAMPLES samples' bytes) is no mouse: judged as itself,
 	 * below its share, it leaves the mice clock alone; a new flow of m_i
 	 * <= 1 (afcd_is_mouse()) is policed on the aggregate's clock when the
-	 * mice together are above the level */
-	e.mice_samples = 600;
+	 * mice aggregate is above the level */
+	q.agg[AFCD_AGG_MICE].m_i = 600;
 	CHECK(light.bytes / AFCD_MOUSE_SAMPLES >= c.sample_bytes, "light %llu bytes",
 	      (unsigned long long)light.bytes);
 	CHECK_EQ(decide_one(&c, &e, &q, &light, 1, now, 1500, &t), AFCD_V_PASS);
@@ -1275,6 +1322,12 @@ static void test_decide_policer(void)
 	memset(&light, 0, sizeof(light));
 	v = decide_one(&c, &e, &q, &light, 1, now, 1500, &t);
 	CHECK(q.mice_vt_ns > now, "mice clock %llu", (unsigned long long)q.mice_vt_ns);
+	/* expected: so is a flow of m_i <= 1 that has carried one packet in an
+	 * entry older than the window: its m_i covers the whole ring */
+	q.mice_vt_ns = 0;
+	light.born = afcd_flow_born(now - c.window_ns - 2 * (1ULL << AFCD_BORN_SHIFT));
+	CHECK_EQ(decide_one(&c, &e, &q, &light, 1, now, 1500, &t), AFCD_V_PASS);
+	CHECK_EQ(q.mice_vt_ns, 0);
 	/* expected: the pacing credit: after the queue stood empty 3 ms, the
 	 * light flow's packet (within its share) is scheduled where the clock
 	 * stood (it leaves at once); the heavy flow's (above the level:
@@ -1284,7 +1337,7 @@ static void test_decide_policer(void)
 	memset(&heavy, 0, sizeof(heavy));
 	memset(&light, 0, sizeof(light));
 	q.n_active = 2;
-	e.mice_samples = 0;
+	q.agg[AFCD_AGG_MICE].m_i = 0;
 	now += 1000000000ULL;
 	e.heartbeat_ns = now;
 	q.t_last_ns = now - 3000000;
@@ -2080,6 +2133,7 @@ int main(int argc, char **argv)
 	TEST(test_target_i_fixed_point);
 	TEST(test_afd_probability);
 	TEST(test_afd_ecn_marks_near_share_only);
+	TEST(test_mouse_is_young);
 	TEST(test_police_law);
 	TEST(test_fair_now_fallback);
 	TEST(test_fall_fallback_cached);

@@ -10,7 +10,7 @@ def test_abi_lists_parsed():
     assert [n for _, n in abi.PINS][:3] == ["afcd_cfg", "afcd_est", "afcd_queue"]
     assert len(abi.PINS) == 12 and len(set(abi.PIN_NAMES)) == 12
     assert abi.ALGOS == ["droptail", "codel", "afd", "afcd", "fall"]
-    assert abi.AGGS == ["unclassified", "overflow"]
+    assert abi.AGGS == ["unclassified", "overflow", "mice"]
     assert [k for k, _, _, _ in abi.STATS][:2] == ["passed", "passed_bytes"]
     assert all(h for _, _, _, h in abi.STATS + abi.ASTATS + abi.GSTATS)
     assert abi.PIN_DIR == "/sys/fs/bpf/tc/globals"
