@@ -38,7 +38,7 @@ const struct param_def params_table[PARAMS_N] = {
 	{ "burst",         P_TIME,  POFF(burst_ns),        "pacing credit: after a gap the queue may send up to this much of the rate at once (0 = none)",
 	  0, 0, AFCD_BURST_MAX_NS, 0 },
 	{ "sb_size",       P_U32,   POFF(sb_size),         "shadow buffer slots", 0, 1, AFCD_SB_SIZE_MAX, 0 },
-	{ "window",        P_TIME,  POFF(window_ns),       "time the shadow buffer covers", 0, 1, T_MAX, 0 },
+	{ "window",        P_TIME,  POFF(window_ns),       "time the shadow buffer covers, and the longest a new flow is a mouse", 0, 1, T_MAX, 0 },
 	{ "sample_bytes",  P_BYTES, POFF(sample_bytes),    "bytes per sample (default max(mtu, rate/8*window/sb_size))",
 	  0, 1, AFCD_SAMPLE_BYTES_MAX, PF_NODEF },
 	{ "update_period", P_TIME,  POFF(update_period_ns),"refresh period of the estimates", 0,

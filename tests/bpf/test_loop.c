@@ -573,8 +573,9 @@ static void test_churn_at_scale(void)
 }
 
 /* A crowd: n CUBIC flows (1514-byte frames, started over the first 2 s)
- * and, flood, a UDP flood at the link's rate, at 1 Gbit/s and 100 ms
- * (buffer 1 BDP; 1 Gbit/s x 100 ms / 1,000 flows is 8 frames a flow), the
+ * and, flood, a UDP flood at the link's rate, at 1 Gbit/s (another with
+ * AFCD_CROWD_GBIT) and 100 ms (buffer 1 BDP; 1 Gbit/s x 100 ms / 1,000
+ * flows is 8 frames a flow), the
  * flow table sized table (0: AFCD_FLOWS_MAX), 30 s of which 10 warm-up (or
  * secs, a third warm-up). Into *r; jain over the CUBIC flows only; their
  * shares (goodput / (rate / entities)) min, mean, max, the flood's,
@@ -598,7 +599,7 @@ static int loop_crowd_big(__u32 algo, __u32 n, int flood, __u32 table, double se
 		free(f);
 		return -1;
 	}
-	c.rate_bps = 1e9;
+	c.rate_bps = getenv("AFCD_CROWD_GBIT") ? atof(getenv("AFCD_CROWD_GBIT")) * 1e9 : 1e9;
 	c.late_mean_s = 0;
 	c.secs = secs;
 	c.warm_s = secs / 3;
@@ -668,8 +669,9 @@ static void test_loop_crowd_is_no_mice(void)
  * and drop-tail; and 2,000 flows with the flow table at its least, 1,024
  * entries (more flows than entries: they evict one another), against the
  * same with the default table. One line a run, nothing checked.
- * AFCD_CROWD="N table algo flood" runs one row, AFCD_CROWD_SB sets the
- * shadow buffer's size. */
+ * AFCD_CROWD="N table algo flood [secs]" runs one row (secs: 30),
+ * AFCD_CROWD_SB sets the shadow buffer's size, AFCD_CROWD_GBIT the link's
+ * rate (1). */
 static void test_crowd_at_scale(void)
 {
 	static const struct { __u32 flows, table; int flood; } rows[] = {
@@ -691,20 +693,20 @@ static void test_crowd_at_scale(void)
 		for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
 			__u32 algo = algos[a], n = rows[k].flows, table = rows[k].table;
 			int flood = rows[k].flood;
-			double t0 = mono_ns() / 1e9;
+			double t0 = mono_ns() / 1e9, secs = 30;
 			struct crowd_res cr;
 
 			if (one) {
 				char name[16];
 
-				if (a || k || sscanf(one, "%u %u %15s %d", &n, &table, name,
-						     &flood) != 4)
+				if (a || k || sscanf(one, "%u %u %15s %d %lf", &n, &table, name,
+						     &flood, &secs) < 4)
 					return;
 				algo = algo_of(name);
 			} else if (a >= 2 && n == 2000) {
 				continue;       /* the table's bound: the fair schemes only */
 			}
-			if (loop_crowd_big(algo, n, flood, table, 30, &cr)) {
+			if (loop_crowd_big(algo, n, flood, table, secs, &cr)) {
 				CHECK(0, "loop_run");
 				return;
 			}
@@ -713,7 +715,8 @@ static void test_crowd_at_scale(void)
 			       afcd_algo_name(algo), n, flood ? "yes" : "no",
 			       table ? table : AFCD_FLOWS_MAX, cr.r.jain, cr.mn, cr.mean, cr.mx,
 			       cr.flood, cr.r.util, cr.r.q_p50_s * 1e3, cr.r.q_p99_s * 1e3,
-			       cr.r.flows_made / 20.0, cr.anew, cr.rto, mono_ns() / 1e9 - t0);
+			       cr.r.flows_made / (secs * 2 / 3), cr.anew, cr.rto,
+			       mono_ns() / 1e9 - t0);
 			fflush(stdout);
 			if (one)
 				return;
