@@ -167,8 +167,9 @@ AFCD_INLINE __u32 afcd_burst_share(__u32 burst_ns, __u64 tx_ns, __u64 police_tx_
 }
 
 /* A flow entry's birth stamp (afcd_flow.born) for an entry made at
- * now_ns: now in units of 2^20 ns, modulo 2^32, never 0 (0 marks an
- * aggregate). */
+ * now_ns (ns, the datapath's clock): now in units of 2^20 ns (about
+ * 1.05 ms), modulo 2^32 (52 days), never 0 (0 marks an aggregate). No
+ * error. Source: docs/ALGORITHM.md sec. 3a (mice as one flow). */
 #define AFCD_BORN_SHIFT 20
 AFCD_INLINE __u32 afcd_flow_born(__u64 now_ns)
 {
@@ -176,8 +177,9 @@ AFCD_INLINE __u32 afcd_flow_born(__u64 now_ns)
 }
 
 /* Is an entry born at born (afcd_flow_born()) younger than window_ns at
- * now_ns? 0 for born 0 (an aggregate). Modular: an entry 52 days old
- * reads as young for a window. */
+ * now_ns (both ns), to within one unit of 2^20 ns? 1 or 0; 0 for born 0
+ * (an aggregate). Modular: an entry 52 days old reads as young for a
+ * window. Source: docs/ALGORITHM.md sec. 3a (mice as one flow). */
 AFCD_INLINE int afcd_flow_young(__u32 born, __u64 now_ns, __u64 window_ns)
 {
 	return born && (__u32)(afcd_flow_born(now_ns) - born) <
