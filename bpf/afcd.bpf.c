@@ -219,7 +219,7 @@ AFCD_INLINE int afcd_egress_upto(struct __sk_buff *skb, const enum afcd_stage up
 		afcd_gstat_inc(AFCD_G_BAD_SLOT);
 		return TC_ACT_OK;
 	}
-	if (upto == AFCD_STAGE_CONFIG)
+	if (upto == AFCD_STAGE_config)
 		return TC_ACT_OK;
 	/* the qdisc backend decides in the qdisc: here only its owed marks */
 	if (cfg->flags & AFCD_F_QDISC) {
@@ -236,23 +236,25 @@ AFCD_INLINE int afcd_egress_upto(struct __sk_buff *skb, const enum afcd_stage up
 	sender_ts = afcd_ctx_u64(skb, offsetof(struct __sk_buff, tstamp));
 	if (sender_ts > in.now_ns + AFCD_SENDER_AHEAD_NS)
 		sender_ts = 0;
+	if (upto == AFCD_STAGE_clock)
+		return TC_ACT_OK;
 
 	st = afcd_pull_parse(skb, skb_len, &pkt);
-	if (upto == AFCD_STAGE_PARSE)
+	if (upto == AFCD_STAGE_parse)
 		return TC_ACT_OK;
 
 	f = afcd_flow_of(cfg, q, slot, ifindex, st, &pkt, &in);
-	if (upto == AFCD_STAGE_FLOW)
+	if (upto == AFCD_STAGE_flow)
 		return TC_ACT_OK;
 	if (f)
 		afcd_judge_inputs(cfg, q, slot, f, &in);
-	if (upto == AFCD_STAGE_FAIR)
+	if (upto == AFCD_STAGE_fair)
 		return TC_ACT_OK;
 	verdict = afcd_decide(q, f, &in, &t_dep, &ce_thr_mark);
 
 	if (verdict != AFCD_V_PASS && verdict != AFCD_V_MARK)
 		return TC_ACT_SHOT;
-	if (upto == AFCD_STAGE_DECIDE)
+	if (upto == AFCD_STAGE_decide)
 		return TC_ACT_OK;
 	/* the sender's own departure time (TCP's pacing, SO_TXTIME), when it
 	 * is on sch_fq's clock (CLOCK_MONOTONIC) and later: the packet leaves

@@ -3,6 +3,8 @@
  * bench.bpf.c - baselines for `make bench` (tools/afcd-bench.c), measured
  * in the same run as afcd_egress with BPF_PROG_TEST_RUN:
  *   bench_empty:   returns TC_ACT_OK, nothing else (the floor);
+ *   bench_clock:   the clock alone: bpf_ktime_get_ns() into skb->tstamp
+ *                  (the part of every EDT program no design avoids);
  *   bench_edt_min: a minimal EDT program: one hash lookup of the
  *                  interface's t_last, tx = len * 8e9 / rate, stamp,
  *                  store (lock-free, as EDT rate limiters usually are);
@@ -34,6 +36,13 @@ struct {
 SEC("tc")
 int bench_empty(struct __sk_buff *skb)
 {
+	return TC_ACT_OK;
+}
+
+SEC("tc")
+int bench_clock(struct __sk_buff *skb)
+{
+	skb->tstamp = bpf_ktime_get_ns();
 	return TC_ACT_OK;
 }
 

@@ -3,7 +3,7 @@
  * bench_stages.bpf.c - afcd_egress cut after each of its stages, for the
  * per-stage breakdown of `make bench` (tools/afcd-bench.c). Each program
  * runs the stages of afcd.bpf.c's enum afcd_stage up to its own and passes
- * the packet; afcd_egress itself is in this object too, so all of them
+ * the packet (stage_apply is afcd_egress again); afcd_egress itself is in this object too, so all of them
  * share one set of maps and one config, and the difference between two
  * consecutive prefixes is what their last stage costs. Not for
  * deployment.
@@ -17,8 +17,5 @@
 		return afcd_egress_upto(skb, stage);		\
 	}
 
-STAGE_PROG(stage_config, AFCD_STAGE_CONFIG)
-STAGE_PROG(stage_parse, AFCD_STAGE_PARSE)
-STAGE_PROG(stage_flow, AFCD_STAGE_FLOW)
-STAGE_PROG(stage_fair, AFCD_STAGE_FAIR)
-STAGE_PROG(stage_decide, AFCD_STAGE_DECIDE)
+#define STAGE_PROG_(name, what) STAGE_PROG(stage_##name, AFCD_STAGE_##name)
+AFCD_STAGES(STAGE_PROG_)

@@ -475,8 +475,10 @@ static int churn_afcd(int algo, unsigned nflows, int base_fd, double *ns, double
 
 /* ---- where the time goes: afcd_egress cut after each stage ------------ */
 
-#define NSTAGE (AFCD_STAGE_ALL + 1)
-static const char *stage_name[NSTAGE] = { "config", "parse", "flow", "fair", "decide", "apply" };
+#define NSTAGE AFCD_STAGE__MAX
+#define STAGE_NAME_(name, what) #name,
+static const char *stage_name[NSTAGE] = { AFCD_STAGES(STAGE_NAME_) };
+#undef STAGE_NAME_
 #define STAGE_FLOWS 100	/* the steadiest column of the cells */
 #define NSTAGE_SC 2
 static const int stage_sc[NSTAGE_SC] = { 0, 3 }; /* idle, congested_fresh */
@@ -535,12 +537,12 @@ static int run_stages(int algo, int sc, int empty_fd, int min_fd, struct stage_r
 			bench_stages_bpf__destroy(skel);
 			return -1;
 		}
-		fd[AFCD_STAGE_CONFIG] = bpf_program__fd(skel->progs.stage_config);
-		fd[AFCD_STAGE_PARSE] = bpf_program__fd(skel->progs.stage_parse);
-		fd[AFCD_STAGE_FLOW] = bpf_program__fd(skel->progs.stage_flow);
-		fd[AFCD_STAGE_FAIR] = bpf_program__fd(skel->progs.stage_fair);
-		fd[AFCD_STAGE_DECIDE] = bpf_program__fd(skel->progs.stage_decide);
-		fd[AFCD_STAGE_ALL] = bpf_program__fd(skel->progs.afcd_egress);
+		for (k = 0; k < NSTAGE; k++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "stage_%s", stage_name[k]);
+			fd[k] = bpf_program__fd(bpf_object__find_program_by_name(skel->obj, name));
+		}
 		err = warm(fd[AFCD_STAGE_ALL], STAGE_FLOWS) ||
 		      keep_fastest(&row->empty_ns, measure(empty_fd, STAGE_FLOWS));
 		for (k = 0; k < NSTAGE && !err; k++) {
@@ -557,8 +559,24 @@ static int run_stages(int algo, int sc, int empty_fd, int min_fd, struct stage_r
 	return err;
 }
 
-enum { B_EMPTY, B_EDT_MIN, B_EDT_LOCK, B__MAX };
-static const char *base_name[B__MAX] = { "empty", "edt_min", "edt_lock" };
+/* The anchors of bpf/bench.bpf.c: FN(ID, program, row label). */
+#define BENCH_BASES(FN)								\
+	FN(B_EMPTY,    bench_empty,    "empty tc program")			\
+	FN(B_CLOCK,    bench_clock,    "the clock alone")			\
+	FN(B_EDT_MIN,  bench_edt_min,  "minimal EDT (1 lookup)")		\
+	FN(B_EDT_LOCK, bench_edt_lock, "minimal EDT, spin-locked")
+enum {
+#define BASE_ENUM_(id, prog, label) id,
+	BENCH_BASES(BASE_ENUM_)
+#undef BASE_ENUM_
+	B__MAX
+};
+#define BASE_PROG_(id, prog, label) #prog,
+static const char *base_prog[B__MAX] = { BENCH_BASES(BASE_PROG_) };
+#undef BASE_PROG_
+#define BASE_LABEL_(id, prog, label) label,
+static const char *base_label[B__MAX] = { BENCH_BASES(BASE_LABEL_) };
+#undef BASE_LABEL_
 
 /* The baselines, loaded once for the whole run (state: one interface at
  * 1 Gbit/s). */
@@ -567,13 +585,13 @@ static struct bench_bpf *bench_open(int fd[B__MAX])
 	struct bench_bpf *skel = bench_bpf__open_and_load();
 	struct { __u64 t_last_ns, rate_bps, lock; } st = { 0, 1000000000ULL, 0 };
 	__u32 key = 1;
+	int i;
 
 	if (!skel)
 		return NULL;
 	bpf_map__update_elem(skel->maps.bench_state, &key, 4, &st, sizeof(st), BPF_ANY);
-	fd[B_EMPTY] = bpf_program__fd(skel->progs.bench_empty);
-	fd[B_EDT_MIN] = bpf_program__fd(skel->progs.bench_edt_min);
-	fd[B_EDT_LOCK] = bpf_program__fd(skel->progs.bench_edt_lock);
+	for (i = 0; i < B__MAX; i++)
+		fd[i] = bpf_program__fd(bpf_object__find_program_by_name(skel->obj, base_prog[i]));
 	return skel;
 }
 
@@ -656,7 +674,9 @@ static int measure_all(struct bench_results *m, const int *fd)
 		for (f = 0; f < NFC; f++)
 			m->base[i][f] = -1;
 	for (f = 0; f < NFC && !scaling_only; f++) {
-		for (i = B_EMPTY; i < B__MAX; i += 2) { /* empty and spin-locked */
+		for (i = 0; i < B__MAX; i++) { /* each beside the minimal EDT program */
+			if (i == B_EDT_MIN)
+				continue;
 			if (paired(fd[i], fd[B_EDT_MIN], flow_counts[f], rounds, &m->base[i][f], &b))
 				return -1;
 			keep_min(m->base[B_EDT_MIN], f, b);
@@ -790,7 +810,7 @@ static void print_json(const struct bench_results *m)
 		printf("%s%u", f ? ", " : "", flow_counts[f]);
 	printf("]");
 	for (i = 0; i < B__MAX; i++)
-		json_row(base_name[i], m->base[i], 0);
+		json_row(base_prog[i] + strlen("bench_"), m->base[i], 0);
 	for (sc = 0; sc < NSC; sc++)
 		for (a = 0; a < AFCD_ALGO__MAX; a++) {
 			snprintf(name, sizeof(name), "%s_%s", afcd_algo_name(a), sc_name[sc]);
@@ -872,8 +892,7 @@ static void print_table(const struct bench_results *m)
 		printf("%10u", flow_counts[f]);
 	printf("\n");
 	for (i = 0; i < B__MAX; i++) {
-		printf("%-26s", i == B_EMPTY ? "empty tc program" :
-		       i == B_EDT_MIN ? "minimal EDT (1 lookup)" : "minimal EDT, spin-locked");
+		printf("%-26s", base_label[i]);
 		for (f = 0; f < NFC; f++)
 			printf("%10.1f", m->base[i][f]);
 		printf("\n");

@@ -14,8 +14,10 @@ SCENARIOS = ["idle", "congested", "idle_fresh", "congested_fresh"]
 
 def test_bench_json_has_every_cell_ratio_and_scaling():
     """Expected result: `afcd-bench -j` gives, for the four flow counts,
-    a positive cost for the three baselines and for every algo in every
-    scenario, the ratio of each to the minimal EDT program, and
+    a positive cost for the four anchors (the clock alone among them)
+    and for every algo in every scenario, the ratio of each to the
+    minimal EDT program; a positive cost of each prefix of the stage
+    breakdown, the clock's its own stage; and
     scaling_2cpu for edt_min, afcd and fall, each a median inside the
     range of its trials; the churn rows, where a cycle through 100 flows
     creates none and one through 10^5 or 10^6 (past the table's bound)
@@ -27,13 +29,17 @@ def test_bench_json_has_every_cell_ratio_and_scaling():
     assert r.returncode == 0, r.stderr
     j = json.loads(r.stdout)
     assert j["flows"] == [1, 100, 10000, 100000]
-    rows = ["empty", "edt_min", "edt_lock"] + ["%s_%s" % (a, s) for s in SCENARIOS
-                                               for a in abi.ALGOS]
+    anchors = ["empty", "clock", "edt_min", "edt_lock"]
+    rows = anchors + ["%s_%s" % (a, s) for s in SCENARIOS for a in abi.ALGOS]
     for name in rows:
         assert len(j[name]) == 4 and all(v > 0 for v in j[name]), (name, j[name])
-    for name in rows[3:]:
+    for name in rows[len(anchors):]:
         ratios = j["ratio_to_edt_min"][name]
         assert len(ratios) == 4 and all(v > 0 for v in ratios), (name, ratios)
+    stages = ["config", "clock", "parse", "flow", "fair", "decide", "apply"]
+    for row in j["stages"].values():
+        assert [k for k in row if k in stages] == stages, row
+        assert all(row[k]["prefix_ns"] > 0 for k in stages), row
     assert set(j["scaling_2cpu"]) >= {"edt_min", "afcd", "fall"}
     assert all(v > 0 for v in j["scaling_2cpu"].values()), j["scaling_2cpu"]
     assert j["scaling_2cpu_trials"] >= 5
