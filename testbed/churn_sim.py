@@ -1,20 +1,26 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-"""Long-lived flows under churn, in ns-3 (make bench-churn's second half):
-8 CUBIC flows (ns-3's TCP, SACK) beside a churn source, 64-byte UDP frames
-that the datapath's own program sees as the next of N one-datagram flows
-cycled (AfcdEdtQueueDisc::SetChurn: one ns-3 sender stands for a crowd of
-flows that would cost a socket each), with the flow table at its default
-size or sized by `param flow-table` as `afcd attach --flow-table` does.
-The closed loop of model senders (tests/bpf/test_loop.c,
-test_churn_at_scale) runs the same rows with model TCP; this is the same
-question with ns-3's TCP.
+"""Long-lived flows under churn or in a crowd, in ns-3 (make bench-churn's
+second half): N CUBIC flows (ns-3's TCP, SACK; 8 unless --cubic) beside a
+churn source, 64-byte UDP frames that the datapath's own program sees as
+the next of M one-datagram flows cycled (AfcdEdtQueueDisc::SetChurn: one
+ns-3 sender stands for a crowd of flows that would cost a socket each),
+with the flow table at its default size or sized by `param flow-table` as
+`afcd attach --flow-table` does; with --flood, one UDP flow at that many
+times the link's rate beside them. The closed loop of model senders
+(tests/bpf/test_loop.c, test_churn_at_scale, test_crowd_at_scale) runs the
+same rows with model TCP; this is the same question with ns-3's TCP. Any
+of ns-3's schemes (testbed/ns3.py SCHEMES) runs the rows without churn.
 
   python3 -m testbed.churn_sim [--rate 1000] [--secs 20] [--out FILE]
+  python3 -m testbed.churn_sim --cubic 1000 --rows 0:0 --flood 1 \
+      --schemes afcd,fall,fq_codel,pfifo --rtt 100 --secs 30 --warm 10
 
-Prints one line a run and writes every run's figures as JSON. Each run is
-judged valid when its CUBIC flows all delivered inside the window and the
-churn source was admitted at all (a run without churn packets through the
-program did not test anything).
+Prints one line a run and writes every run's figures as JSON. A run is
+valid when afcd-sim finished, the long-lived flows together delivered
+inside the window, and the churn source (when there is one) was admitted
+at all (a run without churn packets through the program did not test
+anything); a long-lived flow that delivered nothing is the scheme's
+result, counted as starved, not a reason to discard the run.
 """
 import argparse
 import concurrent.futures
@@ -23,26 +29,48 @@ import subprocess
 import sys
 import time
 
-from . import ns3, scenario
+from . import bottleneck, ns3, scenario
 from .stats import jain
 from .workload import Flow
 
 # (churn flows, flow table entries; 0: the default 65,536)
 ROWS = [(0, 0), (100000, 0), (1000000, 0), (1000000, 1 << 20)]
 
+def crowd_sndbuf(rate_mbit, rtt_ms, n):
+    """Socket buffers for a crowd of n flows, bytes: 4 fair windows
+    (4 BDP / n), at least 64 KB. Linux's tcp_wmem autotuning gives a
+    socket about twice its window; afcd-sim's default (4 BDP, at most
+    16 MB, afcd_sim.cc) would make ns-3 hold n such buffers, each filled
+    by BulkSend (12 GB at 1,000 flows, 1 Gbit/s, 100 ms)."""
+    return max(64 << 10, int(4 * rate_mbit * 1e6 / 8 * rtt_ms / 1e3 / n))
+
+
+def rows_arg(text):
+    """--rows: comma-separated CHURN:TABLE pairs (0: none / the default)."""
+    try:
+        return [tuple(int(x) for x in r.split(":")) for r in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError("rows are CHURN:TABLE pairs, e.g. 0:0,100000:0")
+
 
 def spec(scheme, rate_mbit, rtt_ms, secs, warm_s, n_cubic, churn_flows, churn_mbit, table,
-         seed):
+         seed, flood=0.0, sndbuf=0):
     """The afcd-sim spec of one run: n_cubic CUBIC flows from t = 0 and,
     churn_flows > 0, a churn flow of churn_mbit Mbit/s of 64-byte frames
     standing for churn_flows flows; table > 0 sizes the flow table
     (entries, AFCD_FLOWS_MIN .. AFCD_FLOWS_LIMIT, refused by afcd-sim
-    otherwise). Buffer 1 BDP, target 5 ms, interval 100 ms, no ECN."""
+    otherwise); flood > 0: a UDP flow at flood x rate_mbit; sndbuf > 0:
+    each socket's buffers, bytes (afcd-sim's default otherwise). Buffer
+    1 BDP, target 5 ms, interval 100 ms, no ECN."""
     flows = [Flow("c%d" % i, cc="cubic", start_s=0.0) for i in range(n_cubic)]
     if churn_flows:
         flows.append(Flow("churn", proto="churn", cc=None, rate_mbit=churn_mbit))
+    if flood:
+        flows.append(Flow("flood", proto="udp", cc=None, rate_mbit=flood * rate_mbit))
     text = ns3.spec_text(scheme, rate_mbit, rtt_ms, secs, warm_s, flows, None, None, 1.0, 5.0,
                          100.0, False, seed, False)
+    if sndbuf:
+        text += "sndbuf_bytes %d\n" % sndbuf
     if churn_flows:
         text += "churn_flows %d\n" % churn_flows
     if table:
@@ -52,19 +80,20 @@ def spec(scheme, rate_mbit, rtt_ms, secs, warm_s, n_cubic, churn_flows, churn_mb
 
 def one(scheme, row, a):
     """Run row (churn flows, table) under scheme with a's settings (rate,
-    rtt, secs, warm, cubic, churn_mbit, seed); its figures as a dict, with
-    valid False and the reason when afcd-sim failed or a flow delivered
-    nothing in the window. Mbit/s over [warm, secs]; the churn's in its
-    64-byte frames."""
+    rtt, secs, warm, cubic, churn_mbit, flood, sndbuf, seed); its figures
+    as a dict, with valid False and the reasons when afcd-sim failed, the
+    long-lived flows delivered nothing, or the churn was never admitted.
+    Mbit/s over [warm, secs]; the churn's in its 64-byte frames."""
     churn_flows, table = row
     text = spec(scheme, a.rate, a.rtt, a.secs, a.warm, a.cubic, churn_flows, a.churn_mbit,
-                table, a.seed)
+                table, a.seed, a.flood, a.sndbuf)
     t0 = time.time()
     p = subprocess.run([ns3.SIM], input=text, capture_output=True, text=True)
     wall = time.time() - t0
     if p.returncode:
         return {"scheme": scheme, "churn_flows": churn_flows, "table": table, "valid": False,
-                "invalid_reasons": ["afcd-sim failed: %s" % p.stderr.strip()[-300:]],
+                "invalid_reasons": ["afcd-sim failed (%d): %s" % (p.returncode,
+                                                                  p.stderr.strip()[-300:])],
                 "wall_s": wall}
     res = json.loads(p.stdout)
     long_flows = [f for f in res["flows"] if f["proto"] == "tcp"]
@@ -72,21 +101,29 @@ def one(scheme, row, a):
     churn = [f for f in res["flows"] if f["proto"] == "churn"]
     # the sink counts payload: 22 bytes of each 64-byte frame (afcd_sim.cc)
     churn_gp = scenario.goodput_mbps(churn[0], a.warm, a.secs) * 64 / 22 if churn else 0.0
-    q = res["afcd_stats"]["queue"]
-    reasons = ["cubic flow %d delivered nothing in the window" % i
-               for i, g in enumerate(gp) if g <= 0]
+    flood = [scenario.goodput_mbps(f, a.warm, a.secs) for f in res["flows"]
+             if f["proto"] == "udp"]
+    flood_gp = flood[0] if flood else 0.0
+    q = (res.get("afcd_stats") or {}).get("queue", {})
+    reasons = [] if sum(gp) > 0 else ["the long-lived flows delivered nothing in the window"]
     if churn_flows and churn_gp <= 0:
         reasons.append("no churn packet delivered")
-    return {"scheme": scheme, "churn_flows": churn_flows, "table": table or 65536,
+    return {"scheme": scheme, "churn_flows": churn_flows,
+            "table": (table or 65536) if scheme in bottleneck.OURS else None,
             "rate_mbit": a.rate, "rtt_ms": a.rtt, "secs": a.secs, "warm_s": a.warm,
             "seed": a.seed, "churn_mbit": a.churn_mbit if churn_flows else 0,
-            "cubic_mbps": gp, "jain": jain(gp), "churn_mbps": churn_gp,
+            "flood_x": a.flood, "sndbuf": a.sndbuf or None,
+            "cubic_mbps": gp, "jain": jain(gp), "starved": sum(1 for g in gp if g <= 0),
+            "churn_mbps": churn_gp, "flood_mbps": flood_gp,
+            # the flood's share in fair shares of the link (N long flows + it)
+            "flood_shares": flood_gp / (a.rate / (len(gp) + 1)) if flood else None,
             "utilization": (scenario.utilization(long_flows, a.warm, a.secs, a.rate) +
-                            churn_gp / a.rate),
+                            (churn_gp + flood_gp) / a.rate),
             "backlog_delay_ms": res["backlog_delay_ms"],
             # entries made over the whole run (the churn's first cycle included)
             "flows_made": q.get("flow_new"), "flow_fail": q.get("flow_fail"),
-            "bpf_ns_per_pkt": res["bpf_cost"]["ns_per_pkt"], "sim_wall_s": res["wall_s"],
+            "bpf_ns_per_pkt": (res.get("bpf_cost") or {}).get("ns_per_pkt"),
+            "sim_wall_s": res["wall_s"],
             "wall_s": wall, "ns3_version": res["ns3_version"],
             "code": scenario.code_version(), "date": time.strftime("%Y-%m-%d %H:%M"),
             "valid": not reasons, "invalid_reasons": reasons}
@@ -95,17 +132,20 @@ def one(scheme, row, a):
 def line(r):
     """One printed row of a run's dict from one()."""
     if "cubic_mbps" not in r:
-        return "    %-5s %-8d %-8d INVALID: %s" % (r["scheme"], r["churn_flows"], r["table"],
+        return "    %-8s %-8d %-8d INVALID: %s" % (r["scheme"], r["churn_flows"], r["table"],
                                                    "; ".join(r["invalid_reasons"]))
     g = r["cubic_mbps"]
     d = r["backlog_delay_ms"] or {}
-    return ("    %-5s %-8d %-8d %.3f  %6.1f/%6.1f/%6.1f  %6.1f  %.3f  %5.1f/%5.1f  %-9s %-6.0f "
-            "%-6.0f %s" % (r["scheme"], r["churn_flows"], r["table"], r["jain"], min(g),
-                           sum(g) / len(g), max(g), r["churn_mbps"], r["utilization"],
-                           d.get("p50") or 0, d.get("p99") or 0, r["flows_made"],
-                           r["bpf_ns_per_pkt"], r["wall_s"],
-                           "valid" if r["valid"] else "INVALID: " +
-                           "; ".join(r["invalid_reasons"])))
+    other = ("%6.1f" % r["churn_mbps"] if r["churn_flows"] else
+             "%6.2f" % r["flood_shares"] if r["flood_shares"] is not None else "%6s" % "-")
+    return ("    %-8s %-8d %-8s %.3f  %6.1f/%6.1f/%6.1f %-5d %s  %.3f  %5.1f/%5.1f  %-9s "
+            "%-6s %-6.0f %s" % (r["scheme"], r["churn_flows"], r["table"] or "-", r["jain"], min(g),
+                                sum(g) / len(g), max(g), r["starved"], other,
+                                r["utilization"], d.get("p50") or 0, d.get("p99") or 0,
+                                r["flows_made"] if r["flows_made"] is not None else "-",
+                                "%.0f" % r["bpf_ns_per_pkt"] if r["bpf_ns_per_pkt"] else "-",
+                                r["wall_s"], "valid" if r["valid"] else "INVALID: " +
+                                "; ".join(r["invalid_reasons"])))
 
 
 def main(argv=None):
@@ -117,22 +157,38 @@ def main(argv=None):
     ap.add_argument("--cubic", type=int, default=8, help="long-lived CUBIC flows")
     ap.add_argument("--churn-mbit", type=float, default=200.0,
                     help="the churn's rate, Mbit/s of 64-byte frames")
-    ap.add_argument("--schemes", default="afcd,fall")
+    ap.add_argument("--schemes", default="afcd,fall",
+                    help="comma-separated, of: " + ", ".join(ns3.SCHEMES))
+    ap.add_argument("--rows", type=rows_arg, default=ROWS,
+                    help="CHURN:TABLE pairs (default %s)" %
+                    ",".join("%d:%d" % r for r in ROWS))
+    ap.add_argument("--flood", type=float, default=0.0,
+                    help="a UDP flow at this many times the link's rate")
+    ap.add_argument("--sndbuf", type=int, default=None,
+                    help="socket buffers, bytes (default: afcd-sim's; crowd_sndbuf() "
+                    "with --cubic over 100)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default=None, help="JSON of every run")
     a = ap.parse_args(argv)
+    if a.sndbuf is None:
+        a.sndbuf = crowd_sndbuf(a.rate, a.rtt, a.cubic) if a.cubic > 100 else 0
+    bad = [x for x in a.schemes.split(",") if x not in ns3.SCHEMES]
+    bad = bad or ["%s with churn" % x for x in a.schemes.split(",") if x not in bottleneck.OURS
+            and any(c for c, _ in a.rows)]
+    if bad or a.cubic < 1 or a.flood < 0:
+        ap.error("not a run: %s" % (", ".join(bad) or "--cubic >= 1, --flood >= 0"))
     why = ns3.available()
     if why:
         print("churn_sim: %s" % why, file=sys.stderr)
         return 2
-    runs = [(s, row) for s in a.schemes.split(",") for row in ROWS]
+    runs = [(s, row) for s in a.schemes.split(",") for row in a.rows]
     print("    %d runs, %g Mbit/s, %g ms, %g s (%g warm-up), %d CUBIC, churn %g Mbit/s of "
-          "64-byte frames, ns-3 %s, %d at once" % (len(runs), a.rate, a.rtt, a.secs, a.warm,
-                                                   a.cubic, a.churn_mbit, ns3.NS3_VERSION,
-                                                   a.jobs))
-    print("    algo  churn    table    jain   cubic min/mean/max  churn   util   backlog "
-          "p50/p99 ms  entries   BPF ns wall s")
+          "64-byte frames, flood %gx, socket buffers %s, ns-3 %s, %d at once" % (
+              len(runs), a.rate, a.rtt, a.secs, a.warm, a.cubic, a.churn_mbit, a.flood,
+              a.sndbuf or "afcd-sim's", ns3.NS3_VERSION, a.jobs))
+    print("    algo     churn    table    jain   cubic min/mean/max  starv churn/flood shares"
+          "  util   backlog p50/p99 ms  entries   BPF ns wall s")
     out = []
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         for r in ex.map(lambda sr: one(sr[0], sr[1], a), runs):

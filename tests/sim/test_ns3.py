@@ -98,7 +98,7 @@ def test_churn_past_the_flow_table_is_one_entity():
     import types
     from testbed import churn_sim
     a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=2, churn_mbit=14.0,
-                              seed=1)
+                              seed=1, flood=0.0, sndbuf=0)
     r = churn_sim.one("afcd", (10000, 1024), a)
     assert r["valid"], r["invalid_reasons"]
     share = RATE / 3
@@ -109,3 +109,20 @@ def test_churn_past_the_flow_table_is_one_entity():
     bad = churn_sim.one("afcd", (10000, 10), a)
     assert not bad["valid"] and "flow-table 10: the flow table takes 1024" in \
         bad["invalid_reasons"][0], bad
+
+
+def test_flood_row_gives_the_flood_its_shares():
+    """Expected result: testbed.churn_sim's flood row (two CUBIC flows and
+    a UDP flow at the link's rate, no churn) reports the flood's share in
+    fair shares of three: AFCD holds it to at most 1.5, pfifo (ns-3's
+    FifoQueueDisc, no flow table) lets it take at least 2, and both runs
+    are valid with no starved CUBIC flow under AFCD."""
+    import types
+    from testbed import churn_sim
+    a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=2, churn_mbit=0.0,
+                              seed=1, flood=1.0, sndbuf=0)
+    ours = churn_sim.one("afcd", (0, 0), a)
+    fifo = churn_sim.one("pfifo", (0, 0), a)
+    assert ours["valid"] and fifo["valid"], (ours, fifo)
+    assert ours["flood_shares"] <= 1.5 and ours["starved"] == 0, ours
+    assert fifo["flood_shares"] >= 2.0 and fifo["flows_made"] is None, fifo
