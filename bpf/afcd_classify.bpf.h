@@ -94,27 +94,32 @@ __attribute__((noinline)) int afcd_flow_create(struct afcd_queue *q,
 	return 0;
 }
 
-/* Per-flow state, created on first sight (born at now_ns) with m_i taken
- * from the shadow buffer's count (the flow may have been evicted and come
- * back: with two samples or more it is no mouse, afcd_is_mouse()), its
- * key, birth stamp and generator set. NULL: no entry of its own for this
- * packet (the insert failed, or its id is another flow's): the caller
- * puts it in the overflow aggregate. */
+/* Per-flow state, created when the flow has no entry (a first sight, or
+ * the LRU evicted it) with m_i taken from the shadow buffer's count (with
+ * two samples or more it is no mouse, afcd_is_mouse()), its key, its birth
+ * stamp (its first sight while the flow memory remembers it:
+ * afcd_seen_born(); window_ns, ns) and its generator set; *id: its flow
+ * id. NULL: no entry of its own for this packet (the insert failed, or its
+ * id is another flow's): the caller puts it in the overflow aggregate. */
 AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_flow_key *key,
-					    __u64 now_ns)
+					    __u64 now_ns, __u64 window_ns, __u64 *id)
 {
-	__u64 id = afcd_flow_id(key, q->flow_id_key);
-	struct afcd_flow *f = bpf_map_lookup_elem(&afcd_flows, &id);
-	__u32 *cnt;
+	struct afcd_flow *f;
+	__u32 idx, *cnt;
 	int made;
 
+	*id = afcd_flow_id(key, q->flow_id_key);
+	f = bpf_map_lookup_elem(&afcd_flows, id);
 	if (f)
 		return afcd_flow_own(q, f, key);
-	made = afcd_flow_create(q, key, id, afcd_flow_born(now_ns));
+	idx = (__u32)*id & (AFCD_SEEN_SLOTS - 1);
+	made = afcd_flow_create(q, key, *id,
+				afcd_seen_born(bpf_map_lookup_elem(&afcd_seen, &idx),
+					       afcd_seen_tag(*id), now_ns, window_ns));
 	if (made < 0)
 		return 0;
 	/* there already: another CPU created it (or a colliding flow did) */
-	f = afcd_flow_own(q, bpf_map_lookup_elem(&afcd_flows, &id), key);
+	f = afcd_flow_own(q, bpf_map_lookup_elem(&afcd_flows, id), key);
 	if (made == 0 && f) {
 		__sync_fetch_and_add(&q->astats[AFCD_A_FLOW_NEW], 1);
 		cnt = bpf_map_lookup_elem(&afcd_sb_count, key);
@@ -344,18 +349,22 @@ __attribute__((noinline)) int afcd_sb_sample(const struct afcd_config *cfg,
  * (afcd_sample_count(), the flow's own generator): a GSO/GRO aggregate
  * weighs its wire bytes. A mouse's samples go to the mice aggregate
  * (afcd_is_mouse(), docs/ALGORITHM.md sec. 3a), everyone else's to
- * itself. NULL only when the aggregate cannot be had. */
+ * itself; a flow's own samples are marked in the flow memory
+ * (afcd_seen_own()). NULL only when the aggregate cannot be had. */
 AFCD_INLINE struct afcd_flow *afcd_flow_of(const struct afcd_config *cfg, struct afcd_queue *q,
 					   __u32 slot, __u32 ifindex, int st, struct afcd_pkt *pkt,
 					   struct afcd_in *in)
 {
 	struct afcd_flow *f;
+	__u64 id = 0;
+	int own = 0;       /* f is the packet's own entry, of flow id id */
 
 	if (st == AFCD_P_IP) {
 		in->ect = pkt->ecn == 1 || pkt->ecn == 2;
 		pkt->key.ifindex = ifindex;
 		afcd_isolate_key(cfg->flags, &pkt->key);
-		f = afcd_flow_get(q, &pkt->key, in->now_ns);
+		f = afcd_flow_get(q, &pkt->key, in->now_ns, cfg->window_ns, &id);
+		own = !!f;
 		if (!f && (f = afcd_agg_get(q, AFCD_AGG_OVERFLOW, ifindex)))
 			pkt->key = f->key;
 		if (pkt->fragment)
@@ -370,11 +379,18 @@ AFCD_INLINE struct afcd_flow *afcd_flow_of(const struct afcd_config *cfg, struct
 		__u32 k = afcd_sample_count(afcd_rng_next(&f->rng), in->len, cfg->sample_bytes,
 					    cfg->sb_size);
 
-		if (k)
-			afcd_sb_sample(cfg, q, slot,
-				       afcd_is_mouse(f->m_i, f->bytes, cfg->sample_bytes, f->born,
-						     in->now_ns, cfg->window_ns) ?
-				       afcd_agg_get(q, AFCD_AGG_MICE, ifindex) : f, k);
+		int mouse;
+		__u32 idx;
+
+		if (!k)
+			return f;
+		mouse = afcd_is_mouse(f->m_i, f->bytes, cfg->sample_bytes, f->born, in->now_ns,
+				      cfg->window_ns);
+		afcd_sb_sample(cfg, q, slot, mouse ? afcd_agg_get(q, AFCD_AGG_MICE, ifindex) : f, k);
+		if (own && !mouse) {
+			idx = (__u32)id & (AFCD_SEEN_SLOTS - 1);
+			afcd_seen_own(bpf_map_lookup_elem(&afcd_seen, &idx), afcd_seen_tag(id));
+		}
 	}
 	return f;
 }

@@ -186,6 +186,57 @@ AFCD_INLINE int afcd_flow_young(__u32 born, __u64 now_ns, __u64 window_ns)
 		       (__u32)(window_ns >> AFCD_BORN_SHIFT) + 1;
 }
 
+/* A flow's tag in the flow memory (struct afcd_seen.tag, maps/afcd_maps.h)
+ * for flow id id (afcd_flow_id()): its high 32 bits, never 0 (0 marks an
+ * empty slot); the slot is the id's low bits. */
+AFCD_INLINE __u32 afcd_seen_tag(__u64 id)
+{
+	return (__u32)(id >> 32) | 1;
+}
+
+/* The birth stamp (afcd_flow.born) of an entry made at now_ns for the flow
+ * of tag tag, and its slot s of the flow memory updated (struct
+ * afcd_seen): the flow's first sight when s holds its tag and either its
+ * entry was last made less than window_ns ago (the LRU table evicts it
+ * while it sends: more long-lived flows than entries; such a flow is a
+ * flow of its own from then on, s->own) or it has been a flow of its own
+ * (a long-lived flow back from a silence, a retransmission timeout); now
+ * (a new flow) otherwise: a flow never seen, one whose slot another flow
+ * took since, one that only ever comes back after more than a window and
+ * was never more than a mouse (a churn of such flows stays mice, one
+ * entity). So past the table's bound a long-lived flow is young, a mouse,
+ * only in its first window, as it is inside the bound. s NULL: now,
+ * nothing written. now_ns, window_ns: ns. Source: docs/ALGORITHM.md
+ * sec. 3a (the flow memory). */
+AFCD_INLINE __u32 afcd_seen_born(struct afcd_seen *s, __u32 tag, __u64 now_ns,
+				 __u64 window_ns)
+{
+	__u32 now = afcd_flow_born(now_ns);
+
+	if (!s)
+		return now;
+	if (s->tag == tag &&
+	    ((__u32)(now - s->made) < (__u32)(window_ns >> AFCD_BORN_SHIFT) + 1 || s->own)) {
+		s->made = now;
+		s->own = 1;
+		return s->born;
+	}
+	s->tag = tag;
+	s->born = now;
+	s->made = now;
+	s->own = 0;
+	return now;
+}
+
+/* A flow of tag tag takes samples of its own (it is no mouse): its slot s
+ * of the flow memory, if still its, says so (afcd_seen.own), written once.
+ * s NULL: nothing. Source: docs/ALGORITHM.md sec. 3a (the flow memory). */
+AFCD_INLINE void afcd_seen_own(struct afcd_seen *s, __u32 tag)
+{
+	if (s && s->tag == tag && !s->own)
+		s->own = 1;
+}
+
 /* A mouse: a flow holding at most one sample (m_i <= 1) whose entry is
  * young, made less than the shadow buffer's window ago (window_ns, the
  * time the ring covers at the link's rate), and has carried fewer than

@@ -50,6 +50,15 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } afcd_queue SEC(".maps");
 
+/* Flow memory: first sights past the flow table, by flow id's low bits. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, AFCD_SEEN_SLOTS);
+	__type(key, __u32);
+	__type(value, struct afcd_seen);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} afcd_seen SEC(".maps");
+
 /* Per-flow state, LRU-bounded, by flow id (afcd_flow_id()). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);

@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 19u
+#define AFCD_ABI_VERSION 20u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -55,7 +55,8 @@
 	FN(timer,  "afcd_timer",    BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_timer)  \
 	FN(hist,   "afcd_sb_hist",  BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_sb_hist) \
 	FN(ifslot, "afcd_ifslot",   BPF_MAP_TYPE_ARRAY,         __u32, __u32)              \
-	FN(qpcpu,  "afcd_qpcpu",    BPF_MAP_TYPE_PERCPU_ARRAY,  __u32, struct afcd_qpcpu)
+	FN(qpcpu,  "afcd_qpcpu",    BPF_MAP_TYPE_PERCPU_ARRAY,  __u32, struct afcd_qpcpu) \
+	FN(seen,   "afcd_seen",     BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_seen)
 
 /* The pinned tcx link of an interface attached with `afcd attach --attach
  * tcx` (printf format: the network namespace's cookie, then the ifindex,
@@ -831,5 +832,36 @@ struct afcd_sb_hist {
 	__u32 n[AFCD_SB_SIZE_MAX + 1];
 };
 _Static_assert(sizeof(struct afcd_sb_hist) == 4 * (AFCD_SB_SIZE_MAX + 1), "afcd_sb_hist ABI");
+
+/* ---- Flow memory: map afcd_seen -----------------------------------------
+ * BPF_MAP_TYPE_ARRAY of AFCD_SEEN_SLOTS struct afcd_seen (all interfaces
+ * together), indexed by the low bits of the flow id (afcd_flow_id(), keyed
+ * per slot, so nobody can aim at a slot), direct-mapped: a flow's first
+ * sight outlives its entry in afcd_flows. Written when an entry is made
+ * (afcd_seen_born(), bpf/afcd_decide.h) and at a flow's first own sample
+ * (afcd_seen_own()), never per packet. A flow whose entry the LRU evicted
+ * keeps its first sight as its birth stamp when it comes back within a
+ * window or has been a flow of its own (no mouse, or back within a window
+ * before), so past the table's
+ * bound a long-lived flow is a mouse (afcd_is_mouse()) only in its first
+ * window, as it is inside the bound. A flow whose slot another flow took
+ * since is new again, as every
+ * flow past the table's bound was without the memory: the memory can only
+ * lose flows, and a sender that makes new flows at a high rate only makes
+ * it forget (docs/ALGORITHM.md sec. 3a). Plain stores: two CPUs making
+ * entries in one slot at once may leave one flow's tag with the other's
+ * stamps (a flow young a window too long or too short). 16 bytes a slot,
+ * 4 MiB in all.
+ */
+#define AFCD_SEEN_SLOTS (1u << 18)
+struct afcd_seen {
+	__u32 tag;   /* the flow id's high 32 bits | 1 (afcd_seen_tag()); 0: empty */
+	__u32 born;  /* the flow's first sight, afcd_flow_born() units (2^20 ns) */
+	__u32 made;  /* when its entry was last made, same units */
+	__u32 own;   /* 1: since the slot became its, the flow has taken samples of
+		      * its own, as no mouse (afcd_seen_own()), or had its entry
+		      * made again within a window (afcd_seen_born()); 0 otherwise */
+};
+_Static_assert(sizeof(struct afcd_seen) == 16, "afcd_seen ABI");
 
 #endif /* AFCD_MAPS_H */

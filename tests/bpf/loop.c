@@ -2,6 +2,7 @@
 /* The closed loop of model senders around afcd_egress; see loop.h. */
 #include "harness.h"
 #include "loop.h"
+#include "afcd_decide.h"
 
 #define LOOP_FRAME    1514        /* a full-size TCP or UDP frame, bytes */
 #define LOOP_PING_LEN 98          /* ping's default echo request, bytes */
@@ -474,6 +475,48 @@ static void refresh_until(struct loop_run_state *s, __u64 t, __u64 *next, __u64 
 	}
 }
 
+/* AFCD_LOOP_TRACE_CROWD: one line a simulated second for a crowd: the
+ * estimate, the mice aggregate's and the last flow's m_i, and of the
+ * long-lived flows how many hold an entry, how many of those are young
+ * and mice (afcd_is_mouse()), their m_i histogram (0, 1, 2, 3+), and how
+ * many CUBIC flows are in retransmission backoff (RTO above its initial). */
+static void crowd_trace(const struct loop_run_state *s, __u64 t)
+{
+	struct afcd_est es = get_est(1);
+	struct afcd_queue qq = get_queue(1);
+	struct afcd_config cf;
+	__u32 slot = slot_of(1), have = 0, mice = 0, hist[4] = {0}, last_m = 0, young = 0;
+	__u32 backoff = 0;
+	int k;
+
+	bpf_map__lookup_elem(skel->maps.afcd_cfg, &slot, 4, &cf, sizeof(cf), 0);
+	for (k = 0; k < s->n; k++) {
+		struct pkt_spec ps = spec_of(s, k, LOOP_FRAME, s->f[k].kind == LOOP_UDP ? 17 : 6);
+		struct afcd_flow fl = {0};
+
+		if (s->f[k].kind == LOOP_CUBIC && s->tcp[k].rto > RTO_INIT)
+			backoff++;
+		if (s->f[k].kind == LOOP_CHURN || get_flow(&ps, 1, &fl))
+			continue;
+		if (s->f[k].kind == LOOP_UDP) {
+			last_m = fl.m_i;
+			continue;
+		}
+		have++;
+		mice += afcd_is_mouse(fl.m_i, fl.bytes, cf.sample_bytes, fl.born, t, cf.window_ns);
+		young += afcd_flow_young(fl.born, t, cf.window_ns);
+		hist[fl.m_i < 3 ? fl.m_i : 3]++;
+	}
+	printf("CT %.1f m_fair %u wl %u N %u n_long %u mice_m %u udp_m %u fair %.2f Mb/s "
+	       "drain %u made %llu entries %u young %u mice %u m_i 0/1/2/3+ %u/%u/%u/%u sb %u "
+	       "backoff %u\n",
+	       (t - T0) / 1e9, es.m_fair, es.waterline, es.n_flows, es.n_long, es.mice_samples,
+	       last_m, es.fair_rate_bps / 1e6, es.drain_milli,
+	       (unsigned long long)qq.astats[AFCD_A_FLOW_NEW], have, young, mice, hist[0], hist[1],
+	       hist[2], hist[3], cf.sb_size, backoff);
+	fflush(stdout);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -490,6 +533,7 @@ int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_r
 	__u64 next_refresh, scan_next;
 	double bdp_s, total = 0, sq = 0;
 	int i, rc, nlong = 0, warm_taken = 0, trace = !!getenv("AFCD_LOOP_TRACE");
+	int trace_crowd = !!getenv("AFCD_LOOP_TRACE_CROWD");
 
 	memset(r, 0, sizeof(*r));
 	if (n < 1 || n > LOOP_MAXF)
@@ -613,6 +657,9 @@ int loop_run(const struct loop_cfg *c, struct loop_flow *f, int n, struct loop_r
 			__u8 buf[PKT_MAX];
 			int len, ce = 0;
 			__u64 dep;
+
+			if (trace_crowd && (e.t - T0) % (1000 * MS) < PING_PERIOD)
+				crowd_trace(&s, e.t);
 
 			frame_of(&s, n, LOOP_PING_LEN, 1, buf, &len);
 			dep = send_frame(buf, len, e.t, &ce);

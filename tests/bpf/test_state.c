@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Malformed input, per-interface isolation, the flow-table bound (BPF_PROG_TEST_RUN; see harness.h). */
 #include "harness.h"
+#include "afcd_decide.h"
 
 /* ---- Malformed input ------------------------------------------------------ */
 
@@ -264,6 +265,89 @@ static void test_long_flow_survives_churn(void)
 	unload();
 }
 
+/* Expected result: past the flow table's bound (1,024 entries, 4,096
+ * one-packet flows through it) a flow whose entry the LRU evicted gets its
+ * first sight back from the flow memory (afcd_seen_born()) when its entry
+ * is made again: a churn flow back within the window, and a long flow
+ * that had samples of its own back after three windows of silence; a
+ * churn flow back after three windows, never more than a mouse, is a new
+ * flow (a fresh birth stamp), as every entry is made anew (4,096 + 3). */
+static struct pkt_spec churn_spec(__u32 i)
+{
+	struct pkt_spec s = pkt_tcp4((__u16)i, 64);
+
+	s.src4 = 0xC6120000u | (i >> 16);
+	return s;
+}
+
+static void test_flow_memory_past_the_table(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	const __u32 nflows = 4096;
+	const __u64 win = 1000 * MS, t0 = 1000 * MS;
+	struct pkt_spec lng = pkt_tcp4(4242, 1514), cs;
+	__u8 buf[PKT_MAX];
+	__u64 now = t0;
+	struct afcd_flow f;
+	__u32 i, born_long = 0;
+	int len, ok = 1;
+
+	test_flow_table = 1024;
+	ok = !load();
+	test_flow_table = 0;
+	if (!ok) {
+		CHECK(0, "load failed");
+		return;
+	}
+	c.sample_bytes = 640;        /* a 1,514-byte packet: 2-3 samples */
+	c.sb_size = 2000;
+	c.window_ns = win;
+	set_cfg(1, &c);
+	lng.src4 = 0xC6130101;       /* 198.19.1.1: no churn flow's address */
+	/* the long flow: 10 packets, 15 KB, past 4 samples' bytes: no mouse */
+	len = pkt_build(buf, &lng);
+	for (i = 0; i < 10; i++) {
+		set_now(now += 10 * US);
+		ok &= run_if(buf, len, 1, NULL) == TC_ACT_OK;
+	}
+	CHECK(!get_flow(&lng, 1, &f), "the long flow's entry");
+	born_long = f.born;
+	CHECK(born_long == afcd_flow_born(t0 + 10 * US), "born %u", born_long);
+	for (i = 0; i < nflows; i++) {
+		cs = churn_spec(i);
+		len = pkt_build(buf, &cs);
+		set_now(now += 10 * US);
+		ok &= run_if(buf, len, 1, NULL) == TC_ACT_OK;
+	}
+	CHECK(ok, "a packet not passed");
+	CHECK(get_flow(&lng, 1, &f), "the long flow still has its entry");
+	cs = churn_spec(0);
+	CHECK(get_flow(&cs, 1, &f), "churn flow 0 still has its entry");
+	/* churn flow 0, made at t0 + 110 us, back 50 ms later: its first sight */
+	len = pkt_build(buf, &cs);
+	set_now(now += 50 * MS);
+	run_if(buf, len, 1, NULL);
+	CHECK(!get_flow(&cs, 1, &f) && f.born == afcd_flow_born(t0 + 110 * US),
+	      "churn flow 0 back in the window: born %u, first sight %u", f.born,
+	      afcd_flow_born(t0 + 110 * US));
+	/* three windows of silence */
+	now += 3 * win;
+	set_now(now);
+	len = pkt_build(buf, &lng);
+	run_if(buf, len, 1, NULL);
+	CHECK(!get_flow(&lng, 1, &f) && f.born == born_long,
+	      "the long flow back after 3 windows: born %u, first sight %u", f.born, born_long);
+	CHECK(!afcd_is_mouse(f.m_i, f.bytes, c.sample_bytes, f.born, now, win), "a mouse");
+	cs = churn_spec(1);
+	len = pkt_build(buf, &cs);
+	set_now(now += 10 * US);
+	run_if(buf, len, 1, NULL);
+	CHECK(!get_flow(&cs, 1, &f) && f.born == afcd_flow_born(now),
+	      "churn flow 1 back after 3 windows: born %u, new %u", f.born, afcd_flow_born(now));
+	CHECK_EQ(get_queue(1).astats[AFCD_A_FLOW_NEW], nflows + 4);
+	unload();
+}
+
 /* Two flows under one id are never merged (afcd_flows is keyed by the
  * 64-bit flow id, the entry holds the full key). The collision is forged:
  * flow b's entry is written under flow a's id. a's packets then go to the
@@ -440,6 +524,7 @@ const struct test_case state_tests[] = {
 	TC(test_gso_aggregate_weighs_its_segments),
 	TC(test_flow_flood_bounded),
 	TC(test_long_flow_survives_churn),
+	TC(test_flow_memory_past_the_table),
 	TC(test_flow_id_collision_not_merged),
 	{ NULL },
 };

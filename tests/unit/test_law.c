@@ -300,6 +300,60 @@ static void test_mouse_is_young(void)
 	CHECK(!afcd_flow_young(born, (1ULL << 52) + 2 * win, win), "old across the wrap");
 }
 
+/* Expected result: the flow memory (afcd_seen_born(), afcd_seen_own())
+ * gives an entry made again the flow's first sight when the flow was
+ * last made less than a window ago or has been a flow of its own (its own
+ * samples, or back within a window once), and a fresh stamp otherwise: a
+ * first sight, another flow's slot, a flow back after more than a window
+ * that was only ever a mouse (a churn). */
+static void test_seen_keeps_first_sight(void)
+{
+	const __u64 win = 1000000000ULL, t0 = 5ULL << 40;
+	const __u32 tag = afcd_seen_tag(0x123456789abcdef0ULL);
+	struct afcd_seen s = {0};
+	__u32 b0 = afcd_flow_born(t0);
+
+	CHECK_EQ(tag, 0x12345679u);
+	CHECK_EQ(afcd_seen_tag(0), 1u);
+	CHECK_EQ(afcd_seen_born(NULL, tag, t0, win), b0);
+	/* a first sight writes the slot */
+	CHECK_EQ(afcd_seen_born(&s, tag, t0, win), b0);
+	CHECK(s.tag == tag && s.born == b0 && s.made == b0 && !s.own, "slot %u %u %u %u",
+	      s.tag, s.born, s.made, s.own);
+	/* back after two windows, once: new, the slot starts over */
+	CHECK_EQ(afcd_seen_born(&s, tag, t0 + 2 * win, win), afcd_flow_born(t0 + 2 * win));
+	CHECK(!s.own, "own %u", s.own);
+	memset(&s, 0, sizeof(s));
+	CHECK_EQ(afcd_seen_born(&s, tag, t0, win), b0);
+	/* evicted and made again within a window, three times: the first sight
+	 * stays, the entry is old (no mouse) once a window has passed */
+	CHECK_EQ(afcd_seen_born(&s, tag, t0 + win / 2, win), b0);
+	CHECK_EQ(afcd_seen_born(&s, tag, t0 + win, win), b0);
+	CHECK_EQ(afcd_seen_born(&s, tag, t0 + 3 * win / 2, win), b0);
+	CHECK(!afcd_flow_young(b0, t0 + 3 * win / 2, win), "old");
+	/* back within a window: a flow of its own from then on */
+	CHECK_EQ(s.own, 1u);
+	/* another flow took the slot; the first one back after two windows,
+	 * neither its own samples nor a return within a window since: new */
+	CHECK_EQ(afcd_seen_born(&s, tag ^ 4, t0 + 2 * win, win), afcd_flow_born(t0 + 2 * win));
+	CHECK_EQ(afcd_seen_born(&s, tag, t0 + 4 * win, win), afcd_flow_born(t0 + 4 * win));
+	CHECK(!s.own, "own %u", s.own);
+	/* own samples, then back after ten windows: its first sight */
+	b0 = s.born;
+	afcd_seen_own(&s, tag);
+	CHECK_EQ(s.own, 1u);
+	CHECK_EQ(afcd_seen_born(&s, tag, t0 + 14 * win, win), b0);
+	/* another flow takes the slot: it starts afresh, and so does the first
+	 * one when it comes back; the other's samples never mark the first's */
+	CHECK_EQ(afcd_seen_born(&s, tag ^ 2, t0 + 15 * win, win), afcd_flow_born(t0 + 15 * win));
+	CHECK(!s.own, "own %u after another flow", s.own);
+	afcd_seen_own(&s, tag);
+	CHECK(!s.own, "own set by a flow not the slot's");
+	CHECK_EQ(afcd_seen_born(&s, tag, t0 + 15 * win + 1000, win),
+		 afcd_flow_born(t0 + 15 * win + 1000));
+	afcd_seen_own(NULL, tag);
+}
+
 /* The policer: at or below the fair rate a flow never builds a lead; far
  * above it, it is held to the fair rate plus one lead's worth. */
 static void test_police_law(void)
@@ -2134,6 +2188,7 @@ int main(int argc, char **argv)
 	TEST(test_afd_probability);
 	TEST(test_afd_ecn_marks_near_share_only);
 	TEST(test_mouse_is_young);
+	TEST(test_seen_keeps_first_sight);
 	TEST(test_police_law);
 	TEST(test_fair_now_fallback);
 	TEST(test_fall_fallback_cached);
