@@ -86,26 +86,33 @@ def test_short_flows_complete_no_faster_than_the_path_allows():
 
 
 def test_churn_past_the_flow_table_is_one_entity():
-    """Expected result: a churn of 10^4 one-datagram flows at 14 Mbit/s
-    (70 % of a 20 Mbit/s link) past a flow table of 1,024 entries beside
-    two CUBIC flows (testbed.churn_sim): every churn packet makes its
-    flow's entry (the bound is passed; no insert fails), the churn is
-    judged as one entity (the mice aggregate) and gets at most 1.5 shares
-    of three, and each CUBIC flow keeps at least 70 % of a share (flows
-    judged one by one would each be under their share and take their
-    14 Mbit/s, leaving CUBIC 3). A flow table outside the loader's bounds
+    """Expected result: a churn of 10^5 one-datagram flows at 14 Mbit/s
+    (70 % of a 20 Mbit/s link; each flow back only after 3.7 s, more than
+    the 1-s window) past a flow table of 1,024 entries beside two CUBIC
+    flows (testbed.churn_sim): every churn packet makes its flow's entry
+    (the bound is passed; no insert fails), the churn is judged as one
+    entity (the mice aggregate) and gets at most 1.5 shares of three, and
+    each CUBIC flow keeps at least 70 % of a share (flows judged one by one
+    would each be under their share and take their 14 Mbit/s, leaving CUBIC
+    3). The other side of the rule: 10^4 such flows, each back every
+    0.37 s, within a window, are flows of their own past the table as
+    inside it (the flow memory keeps their first sight): they take their
+    14 Mbit/s, at least 2 shares. A flow table outside the loader's bounds
     is refused with the loader's reason."""
     import types
     from testbed import churn_sim
     a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=2, churn_mbit=14.0,
                               seed=1, flood=0.0, sndbuf=0)
-    r = churn_sim.one("afcd", (10000, 1024), a)
+    r = churn_sim.one("afcd", (100000, 1024), a)
     assert r["valid"], r["invalid_reasons"]
     share = RATE / 3
     churn_pkts = a.churn_mbit * 1e6 * a.secs / (64 * 8)
     assert r["flows_made"] >= 0.99 * churn_pkts and r["flow_fail"] == 0, r
     assert r["churn_mbps"] <= 1.5 * share, r["churn_mbps"]
     assert min(r["cubic_mbps"]) >= 0.7 * share, r["cubic_mbps"]
+    back = churn_sim.one("afcd", (10000, 1024), a)
+    assert back["valid"] and back["flow_fail"] == 0, back
+    assert back["churn_mbps"] >= 2.0 * share, back["churn_mbps"]
     bad = churn_sim.one("afcd", (10000, 10), a)
     assert not bad["valid"] and "flow-table 10: the flow table takes 1024" in \
         bad["invalid_reasons"][0], bad
