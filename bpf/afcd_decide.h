@@ -194,20 +194,27 @@ AFCD_INLINE __u32 afcd_seen_tag(__u64 id)
 	return (__u32)(id >> 32) | 1;
 }
 
+/* How long after its entry was last made a flow that has never been a
+ * flow of its own is still known when it comes back, beyond the window:
+ * one retransmission timeout, 1 s (RFC 6298 sec. 2.1's initial RTO,
+ * Linux's TCP_TIMEOUT_INIT), so that a flow whose first packets were lost
+ * and which waited out a timeout is the flow it was. ns. */
+#define AFCD_SEEN_BACK_NS 1000000000ULL
+
 /* The birth stamp (afcd_flow.born) of an entry made at now_ns for the flow
  * of tag tag, and its slot s of the flow memory updated (struct
  * afcd_seen): the flow's first sight when s holds its tag and either its
- * entry was last made less than window_ns ago (the LRU table evicts it
- * while it sends: more long-lived flows than entries; such a flow is a
- * flow of its own from then on, s->own) or it has been a flow of its own
- * (a long-lived flow back from a silence, a retransmission timeout); now
- * (a new flow) otherwise: a flow never seen, one whose slot another flow
- * took since, one that only ever comes back after more than a window and
- * was never more than a mouse (a churn of such flows stays mice, one
- * entity). So past the table's bound a long-lived flow is young, a mouse,
- * only in its first window, as it is inside the bound. s NULL: now,
- * nothing written. now_ns, window_ns: ns. Source: docs/ALGORITHM.md
- * sec. 3a (the flow memory). */
+ * entry was last made less than window_ns + AFCD_SEEN_BACK_NS ago (the
+ * LRU table evicts it while it sends: more long-lived flows than entries;
+ * or it waited out a retransmission timeout; such a flow is a flow of its
+ * own from then on, s->own) or it has been a flow of its own (back from
+ * any silence); now (a new flow) otherwise: a flow never seen, one whose
+ * slot another flow took since, one that only ever comes back after
+ * longer than that and was never more than a mouse (a churn of such flows
+ * stays mice, one entity). So past the table's bound a long-lived flow is
+ * young, a mouse, only in its first window, as it is inside the bound.
+ * s NULL: now, nothing written. now_ns, window_ns: ns (window_ns below
+ * 2^51). Source: docs/ALGORITHM.md sec. 3a (the flow memory). */
 AFCD_INLINE __u32 afcd_seen_born(struct afcd_seen *s, __u32 tag, __u64 now_ns,
 				 __u64 window_ns)
 {
@@ -216,7 +223,8 @@ AFCD_INLINE __u32 afcd_seen_born(struct afcd_seen *s, __u32 tag, __u64 now_ns,
 	if (!s)
 		return now;
 	if (s->tag == tag &&
-	    ((__u32)(now - s->made) < (__u32)(window_ns >> AFCD_BORN_SHIFT) + 1 || s->own)) {
+	    ((__u32)(now - s->made) <
+	     (__u32)((window_ns + AFCD_SEEN_BACK_NS) >> AFCD_BORN_SHIFT) + 1 || s->own)) {
 		s->made = now;
 		s->own = 1;
 		return s->born;

@@ -302,13 +302,14 @@ static void test_mouse_is_young(void)
 
 /* Expected result: the flow memory (afcd_seen_born(), afcd_seen_own())
  * gives an entry made again the flow's first sight when the flow was
- * last made less than a window ago or has been a flow of its own (its own
- * samples, or back within a window once), and a fresh stamp otherwise: a
- * first sight, another flow's slot, a flow back after more than a window
- * that was only ever a mouse (a churn). */
+ * last made less than a window and a timeout (AFCD_SEEN_BACK_NS) ago or
+ * has been a flow of its own (its own samples, or known once before), and
+ * a fresh stamp otherwise: a first sight, another flow's slot, a flow back
+ * after longer that was only ever a mouse (a churn). */
 static void test_seen_keeps_first_sight(void)
 {
-	const __u64 win = 1000000000ULL, t0 = 5ULL << 40;
+	const __u64 win = 1000000000ULL, t0 = 5ULL << 40, back = AFCD_SEEN_BACK_NS;
+	const __u64 unit = 1ULL << AFCD_BORN_SHIFT;
 	const __u32 tag = afcd_seen_tag(0x123456789abcdef0ULL);
 	struct afcd_seen s = {0};
 	__u32 b0 = afcd_flow_born(t0);
@@ -320,37 +321,42 @@ static void test_seen_keeps_first_sight(void)
 	CHECK_EQ(afcd_seen_born(&s, tag, t0, win), b0);
 	CHECK(s.tag == tag && s.born == b0 && s.made == b0 && !s.own, "slot %u %u %u %u",
 	      s.tag, s.born, s.made, s.own);
-	/* back after two windows, once: new, the slot starts over */
-	CHECK_EQ(afcd_seen_born(&s, tag, t0 + 2 * win, win), afcd_flow_born(t0 + 2 * win));
+	/* back after a window and a timeout (AFCD_SEEN_BACK_NS) and then some:
+	 * new, the slot starts over */
+	CHECK_EQ(afcd_seen_born(&s, tag, t0 + 2 * win + 2 * back, win),
+		 afcd_flow_born(t0 + 2 * win + 2 * back));
 	CHECK(!s.own, "own %u", s.own);
 	memset(&s, 0, sizeof(s));
 	CHECK_EQ(afcd_seen_born(&s, tag, t0, win), b0);
 	/* evicted and made again within a window, three times: the first sight
-	 * stays, the entry is old (no mouse) once a window has passed */
+	 * stays, the entry is old (no mouse) once a window has passed; a flow
+	 * back after a window and a timeout less a unit is known */
 	CHECK_EQ(afcd_seen_born(&s, tag, t0 + win / 2, win), b0);
 	CHECK_EQ(afcd_seen_born(&s, tag, t0 + win, win), b0);
 	CHECK_EQ(afcd_seen_born(&s, tag, t0 + 3 * win / 2, win), b0);
 	CHECK(!afcd_flow_young(b0, t0 + 3 * win / 2, win), "old");
-	/* back within a window: a flow of its own from then on */
+	/* as if never a flow of its own: back after a window and a timeout
+	 * less a unit, known, and a flow of its own from then on */
+	s.own = 0;
+	CHECK_EQ(afcd_seen_born(&s, tag, t0 + 5 * win / 2 + back - unit, win), b0);
 	CHECK_EQ(s.own, 1u);
-	/* another flow took the slot; the first one back after two windows,
-	 * neither its own samples nor a return within a window since: new */
-	CHECK_EQ(afcd_seen_born(&s, tag ^ 4, t0 + 2 * win, win), afcd_flow_born(t0 + 2 * win));
-	CHECK_EQ(afcd_seen_born(&s, tag, t0 + 4 * win, win), afcd_flow_born(t0 + 4 * win));
+	/* another flow took the slot; the first one back: new */
+	CHECK_EQ(afcd_seen_born(&s, tag ^ 4, t0 + 4 * win, win), afcd_flow_born(t0 + 4 * win));
+	CHECK_EQ(afcd_seen_born(&s, tag, t0 + 5 * win, win), afcd_flow_born(t0 + 5 * win));
 	CHECK(!s.own, "own %u", s.own);
 	/* own samples, then back after ten windows: its first sight */
 	b0 = s.born;
 	afcd_seen_own(&s, tag);
 	CHECK_EQ(s.own, 1u);
-	CHECK_EQ(afcd_seen_born(&s, tag, t0 + 14 * win, win), b0);
+	CHECK_EQ(afcd_seen_born(&s, tag, t0 + 15 * win, win), b0);
 	/* another flow takes the slot: it starts afresh, and so does the first
 	 * one when it comes back; the other's samples never mark the first's */
-	CHECK_EQ(afcd_seen_born(&s, tag ^ 2, t0 + 15 * win, win), afcd_flow_born(t0 + 15 * win));
+	CHECK_EQ(afcd_seen_born(&s, tag ^ 2, t0 + 16 * win, win), afcd_flow_born(t0 + 16 * win));
 	CHECK(!s.own, "own %u after another flow", s.own);
 	afcd_seen_own(&s, tag);
 	CHECK(!s.own, "own set by a flow not the slot's");
-	CHECK_EQ(afcd_seen_born(&s, tag, t0 + 15 * win + 1000, win),
-		 afcd_flow_born(t0 + 15 * win + 1000));
+	CHECK_EQ(afcd_seen_born(&s, tag, t0 + 16 * win + 1000, win),
+		 afcd_flow_born(t0 + 16 * win + 1000));
 	afcd_seen_own(NULL, tag);
 }
 
