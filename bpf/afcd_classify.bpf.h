@@ -94,6 +94,15 @@ __attribute__((noinline)) int afcd_flow_create(struct afcd_queue *q,
 	return 0;
 }
 
+/* The flow memory's slot of flow id id (struct afcd_seen: the id's low
+ * bits index it); NULL only if the array lookup fails. */
+AFCD_INLINE struct afcd_seen *afcd_seen_of(__u64 id)
+{
+	__u32 idx = (__u32)id & (AFCD_SEEN_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&afcd_seen, &idx);
+}
+
 /* Per-flow state, created when the flow has no entry (a first sight, or
  * the LRU evicted it) with m_i taken from the shadow buffer's count (with
  * two samples or more it is no mouse, afcd_is_mouse()), its key, its birth
@@ -105,17 +114,15 @@ AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_fl
 					    __u64 now_ns, __u64 window_ns, __u64 *id)
 {
 	struct afcd_flow *f;
-	__u32 idx, *cnt;
+	__u32 *cnt;
 	int made;
 
 	*id = afcd_flow_id(key, q->flow_id_key);
 	f = bpf_map_lookup_elem(&afcd_flows, id);
 	if (f)
 		return afcd_flow_own(q, f, key);
-	idx = (__u32)*id & (AFCD_SEEN_SLOTS - 1);
-	made = afcd_flow_create(q, key, *id,
-				afcd_seen_born(bpf_map_lookup_elem(&afcd_seen, &idx),
-					       afcd_seen_tag(*id), now_ns, window_ns));
+	made = afcd_flow_create(q, key, *id, afcd_seen_born(afcd_seen_of(*id), afcd_seen_tag(*id),
+							    now_ns, window_ns));
 	if (made < 0)
 		return 0;
 	/* there already: another CPU created it (or a colliding flow did) */
@@ -380,17 +387,14 @@ AFCD_INLINE struct afcd_flow *afcd_flow_of(const struct afcd_config *cfg, struct
 					    cfg->sb_size);
 
 		int mouse;
-		__u32 idx;
 
 		if (!k)
 			return f;
 		mouse = afcd_is_mouse(f->m_i, f->bytes, cfg->sample_bytes, f->born, in->now_ns,
 				      cfg->window_ns);
 		afcd_sb_sample(cfg, q, slot, mouse ? afcd_agg_get(q, AFCD_AGG_MICE, ifindex) : f, k);
-		if (own && !mouse) {
-			idx = (__u32)id & (AFCD_SEEN_SLOTS - 1);
-			afcd_seen_own(bpf_map_lookup_elem(&afcd_seen, &idx), afcd_seen_tag(id));
-		}
+		if (own && !mouse)
+			afcd_seen_own(afcd_seen_of(id), afcd_seen_tag(id));
 	}
 	return f;
 }

@@ -841,14 +841,16 @@ _Static_assert(sizeof(struct afcd_sb_hist) == 4 * (AFCD_SB_SIZE_MAX + 1), "afcd_
  * (afcd_seen_born(), bpf/afcd_decide.h) and at a flow's first own sample
  * (afcd_seen_own()), never per packet. A flow whose entry the LRU evicted
  * keeps its first sight as its birth stamp when it comes back within a
- * window or has been a flow of its own (no mouse, or back within a window
- * before), so past the table's
+ * window and one retransmission timeout (AFCD_SEEN_BACK_NS) or has been a
+ * flow of its own (no mouse, or known once before), so past the table's
  * bound a long-lived flow is a mouse (afcd_is_mouse()) only in its first
  * window, as it is inside the bound. A flow whose slot another flow took
- * since is new again, as every
- * flow past the table's bound was without the memory: the memory can only
- * lose flows, and a sender that makes new flows at a high rate only makes
- * it forget (docs/ALGORITHM.md sec. 3a). Plain stores: two CPUs making
+ * since is new again, as every flow past the table's bound was without
+ * the memory: the memory can only lose flows, and a sender that makes new
+ * flows at a high rate only makes it forget (docs/ALGORITHM.md sec. 3a).
+ * The slot index is derived from the keyed id, never from a packet's
+ * fields directly, and the memory only sets an entry's birth stamp: every
+ * flow is still judged by the fairness module. Plain stores: two CPUs making
  * entries in one slot at once may leave one flow's tag with the other's
  * stamps (a flow young a window too long or too short). 16 bytes a slot,
  * 4 MiB in all.
@@ -860,7 +862,7 @@ struct afcd_seen {
 	__u32 made;  /* when its entry was last made, same units */
 	__u32 own;   /* 1: since the slot became its, the flow has taken samples of
 		      * its own, as no mouse (afcd_seen_own()), or had its entry
-		      * made again within a window (afcd_seen_born()); 0 otherwise */
+		      * made again while known (afcd_seen_born()); 0 otherwise */
 };
 _Static_assert(sizeof(struct afcd_seen) == 16, "afcd_seen ABI");
 
