@@ -511,15 +511,22 @@ def _claims_cell(c):
 def summary_markdown(rows, ctx):
     """The top-level report: one row per figure, the verdicts of each
     variant from its own claims, and the tally with failures counted."""
+    if ctx.get("engine") == "ns3":
+        where = ("Scaled simulation in %s (the datapath's own program on the simulated "
+                 "clock, %s-byte frames, repeat K with seed K)" % (
+                     ctx.get("emulation", "ns-3"), ctx.get("mtu", "?")))
+        engine = ""
+    else:
+        where, engine = "Scaled TCG emulation", "kernel %s, " % ctx.get("kernel", "?")
     out = ["# Reproduction of the dissertation's ch. 3 and 4", "",
-           "Scaled TCG emulation: ch. 3 at %s Mbit/s, ch. 4 at %s Mbit/s (k = 10 Gb/s / R), "
-           "kernel %s, mode %s. The experiments of the dissertation ran on CRON, a real 10 "
+           "%s: ch. 3 at %s Mbit/s, ch. 4 at %s Mbit/s (k = 10 Gb/s / R), "
+           "%smode %s. The experiments of the dissertation ran on CRON, a real 10 "
            "Gb/s testbed, with Linux 3.6 qdiscs; none of this is a 10 Gb/s replication. Each "
            "verdict is given for the text's algorithm (afcd-paper, fall-paper: the drop law "
            "without the project's policer) and the project's (afcd, fall), from the claims "
            "about AFCD and FaLL only; the claims about the baselines are reported in each "
            "figure's page and decide nothing." % (
-               ctx.get("rate3") or "-", ctx.get("rate4") or "-", ctx.get("kernel", "?"),
+               where, ctx.get("rate3") or "-", ctx.get("rate4") or "-", engine,
                ctx.get("mode", "?")), "",
            "| figure | what | the text's algorithm | own claims pass / fail / tie | "
            "the project's | own claims pass / fail / tie |", "|---|---|---|---|---|---|"]

@@ -398,6 +398,19 @@ def test_remedies_are_labelled_and_left_out_of_the_tally():
     assert sum(tally["text"]["figures"].values()) == 0
 
 
+def test_the_summary_names_its_engine():
+    """Expected result: a report of ns-3 runs says ns-3 and its frames,
+    never TCG or a kernel; a report of VM runs names the kernel."""
+    v, _ = judge.judge_figure(F.BY_ID["4.5"], [], 1)
+    md, _ = judge.summary_markdown([v], {"engine": "ns3", "emulation": "ns-3 3.44, simulated",
+                                         "mtu": 9000, "kernel": "ns-3 3.44", "mode": "quick"})
+    first = md.splitlines()[2]
+    assert first.startswith("Scaled simulation in ns-3 3.44") and "9000-byte" in first, first
+    assert "TCG" not in first and "kernel" not in first, first
+    md, _ = judge.summary_markdown([v], {"kernel": "6.1.0-56-amd64", "mode": "default"})
+    assert md.splitlines()[2].startswith("Scaled TCG emulation") and "kernel 6.1.0-56" in md
+
+
 def test_every_figure_is_registered_with_checks():
     """Expected result: the 14 figures of ch. 3-4, each with quotes, and a
     premise or claim for every one that has runs of its own."""
