@@ -13,6 +13,7 @@
  *   rate_mbit R  rtt_ms T  duration_s D  warmup_s W
  *   access_mbit A          the senders' (and leaves') links (0: 10 x R)
  *   rto_min_ms M  ecn 0|1  sndbuf_bytes B  sack 0|1 (1)
+ *   delack_ms T            the delayed-ACK timeout (default min(40, M / 4))
  *   mtu BYTES              the IP MTU of every link (1500; 9000 the text's)
  *   bottleneck bpf         + lines "param NAME VALUE" (the loader's)
  *   bottleneck ns3 TYPEID  + lines "attr NAME VALUE" (the queue disc's)
@@ -84,6 +85,7 @@ struct Spec
     std::string topology{"dumbbell"};
     int senders{1};
     double rateMbit{0}, rttMs{0}, durationS{0}, warmupS{0}, accessMbit{0}, rtoMinMs{200};
+    double delAckMs{-1}; /* < 0: min(40, rto_min_ms / 4) */
     bool ecn{false}, tcpSeries{false}, sack{true};
     uint64_t sndbuf{0};
     uint32_t mtu{1500};
@@ -110,6 +112,7 @@ ReadItem(Spec& s, const std::string& k, std::istringstream& ls, const std::strin
         {"warmup_s", [](Spec& s, std::istream& i) { i >> s.warmupS; }},
         {"access_mbit", [](Spec& s, std::istream& i) { i >> s.accessMbit; }},
         {"rto_min_ms", [](Spec& s, std::istream& i) { i >> s.rtoMinMs; }},
+        {"delack_ms", [](Spec& s, std::istream& i) { i >> s.delAckMs; }},
         {"ecn", [](Spec& s, std::istream& i) { i >> s.ecn; }},
         {"tcp_series", [](Spec& s, std::istream& i) { i >> s.tcpSeries; }},
         {"sack", [](Spec& s, std::istream& i) { i >> s.sack; }},
@@ -454,9 +457,16 @@ Run::SetTcpDefaults() const
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(s.mtu - 52));
     Config::SetDefault("ns3::PointToPointNetDevice::Mtu", UintegerValue(s.mtu));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
-    /* Linux's TCP_DELACK_MIN; ns-3's 200 ms held a flow whose window fell
-     * to one segment at a segment per 200 ms for the rest of the run */
-    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(40)));
+    /* Linux's TCP_DELACK_MIN, 40 ms; ns-3's 200 ms held a flow whose window
+     * fell to one segment at a segment per 200 ms for the rest of the run.
+     * At most a quarter of the minimum RTO: Linux quick-acks the segment a
+     * timeout resends (tcp_enter_quickack_mode() on a duplicate) and undoes
+     * a spurious timeout; ns-3 3.44 does neither, so a delayed ACK longer
+     * than the RTO (chapter 4's stretched min_rto, 10 ms at 1 Gb/s) clocks
+     * a small window by its timeouts: one segment per RTO, for good. */
+    double delack = s.delAckMs >= 0 ? s.delAckMs : std::min(40.0, s.rtoMinMs / 4);
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(
+                           static_cast<int64_t>(delack * 1e3))));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
     /* the socket buffers as the VM's hosts have them (testbed/topo.py:
      * tcp_rmem/tcp_wmem max 32 MB, of which Linux keeps about half for data,
