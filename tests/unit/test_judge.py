@@ -322,6 +322,27 @@ def test_no_check_that_cannot_pass():
     assert _checks(v)[("AFCD above DT RED CoDel", "text")] == "PREMISE"
 
 
+def test_better_utilization_near_the_link_is_a_tie():
+    """Expected result (fig. 4.5, "FaLL ... high link utilization better
+    than other AQM schemes and similar to Drop-tail"): with every scheme at
+    0.98-0.99 of the link no lead of 0.02 is possible, so FaLL at 0.99
+    against CoDel's 0.98 is a TIE (a threshold of the best other + 0.02
+    asked 1.00 and more, a FAIL no result could avoid); 0.05 behind the
+    best other AQM it FAILs; 0.03 ahead of every other AQM and within 0.03
+    of drop-tail it PASSes."""
+    S = ["pfifo", "red", "dctcp", "kcodel", "afcd-paper", "fall-paper", "afcd", "fall"]
+    jains = dict(zip(S, [0.99] * 8))
+    delays = dict(zip(S, [8, 5, 1, 7, 9, 8, 4, 1]))
+
+    def util_of(fall, others=0.98):
+        u = dict(zip(S, [0.99, others, 0.99, others, others, fall, others, fall]))
+        v, _ = judge.judge_figure(F.BY_ID["4.5"], _jdu_runs("4.5", jains, delays, u), 3)
+        return _checks(v)[("FaLL utilization", "project")]
+    assert util_of(0.99) == "TIE"
+    assert util_of(0.93) == "FAIL"
+    assert util_of(0.96, others=0.93) == "PASS"
+
+
 def test_cpu_within_ten_percent_of_codels():
     """Expected result (fig. 3.10): guest CPU 0.50 against CoDel's 0.40 is
     25 % above it: FAIL (the absolute +-0.10 it was judged with passed it);
