@@ -541,11 +541,13 @@ def summary_markdown(rows, ctx):
     if remedies:
         out += ["", "**Remedies** for premises the scaled rate breaks, the plan's own "
                 "(REPRODUCTION.md), labelled as such; not in the tally:", "",
-                "| remedy | of | what | the text's algorithm | the project's |",
-                "|---|---|---|---|---|"]
+                "| remedy | of | what | its premises | the text's algorithm | the project's |",
+                "|---|---|---|---|---|---|"]
         for r in remedies:
-            out.append("| [%s](fig%s/fig%s.md) | %s | %s | %s | %s |" % (
-                r["figure"], r["figure"], r["figure"], r["remedy_of"], r["title"],
+            prem = ", ".join("%s %s" % (c["id"], c["verdict"]) for c in r.get("checks", [])
+                             if c.get("kind") == "premise") or "-"
+            out.append("| [%s](fig%s/fig%s.md) | %s | %s | %s | %s | %s |" % (
+                r["figure"], r["figure"], r["figure"], r["remedy_of"], r["title"], prem,
                 r["verdict"].get("text"), r["verdict"].get("project")))
     tally = tally_of(rows)
     out += ["", "**Tally** (the 14 figures)."]

@@ -415,7 +415,7 @@ def test_remedies_are_labelled_and_left_out_of_the_tally():
     assert not set(ids) & {f.id for f in F.select("all")}
     v, _ = judge.judge_figure(F.BY_ID["3.7-480"], [], 3)
     md, tally = judge.summary_markdown([v], {})
-    assert "**Remedies**" in md and "| 3.7 |" in md
+    assert "**Remedies**" in md and "| 3.7 |" in md and "| its premises |" in md
     assert sum(tally["text"]["figures"].values()) == 0
 
 
