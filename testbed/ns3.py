@@ -82,8 +82,6 @@ MEASURED.update({(f, s, 1000.0): c for f, c in (("4.3", 2.2), ("4.5", 2.4), ("4.
                                                 ("4.7", 12.0), ("4.8", 10.6))
                  for s in ("pfifo", "red", "kcodel", "dctcp", "afcd-paper", "fall-paper",
                            "afcd", "fall")})
-# (cell, rate) -> the worst of the cell's measured figures
-MEASURED_CELL = {("wan", 1000.0): 8.63, ("dcn", 1000.0): 12.0}
 
 
 def wall_per_sim_s(fig, scheme, rate):
@@ -91,14 +89,15 @@ def wall_per_sim_s(fig, scheme, rate):
     rate (the nearest measured rate, scaled by the rate's ratio)."""
     from . import figures
     cell = figures.BY_ID[fig].cell
-    near = [(abs(r - rate), r, c) for (f, sc, r), c in MEASURED.items()
+    near = [(abs(r - rate), -c, r) for (f, sc, r), c in MEASURED.items()
             if f == fig and sc == scheme]
-    if not near:
-        near = [(abs(r - rate), r, c) for (ce, r), c in MEASURED_CELL.items() if ce == cell]
+    if not near:   # the worst of the cell's measured figures at the nearest rate
+        near = [(abs(r - rate), -c, r) for (f, sc, r), c in MEASURED.items()
+                if figures.BY_ID[f].cell == cell]
     if not near:
         return 10.0 * rate / 1000.0
-    _, r, c = min(near)
-    return c * rate / r
+    _, c, r = min(near)
+    return -c * rate / r
 
 
 def available():
