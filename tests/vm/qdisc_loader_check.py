@@ -96,22 +96,39 @@ def load(s, d):
             max(1, q1["passed"] - q0["passed"])}
 
 
+# the qdisc's rate while CoDel's schedule is measured: low enough that the
+# slowest TCG guest sends twice of it
+CODEL_MBIT = 4.0
+# the UDP sender's socket memory then: its packets in the queue are charged
+# to it, so the sender blocks at about 2 s of queue at CODEL_MBIT (the
+# default 208 KiB would be 0.25 s, which a stalled sender lets drain)
+CODEL_SNDBUF = 1 << 20
+
+
 def codel_schedule(s, d):
-    """One UDP flow at 1.3x the rate with the policer off, alone: the queue
-    only grows, so the CoDel state that decides for it (the queue's under
-    codel_state queue or global, else the flow's own) stays in its dropping
-    state and drops at dequeue at drop_next += interval/sqrt(count) (RFC
-    8289 sec. 5.3). Two polls of its count n1 < n2, at wall times t1 < t2:
-    CoDel says they are interval * sum(1/sqrt(k), k = n1..n2-1) apart."""
+    """One UDP flow at twice the rate with the policer off, alone: the queue
+    stands at the sender's socket memory, seconds of it, so the CoDel state
+    that decides for it (the queue's under codel_state queue or global,
+    else the flow's own) stays in its dropping state and drops at dequeue
+    at drop_next += interval/sqrt(count) (RFC 8289 sec. 5.3). Two polls of
+    its count n1 < n2, at wall times t1 < t2: CoDel says they are
+    interval * sum(1/sqrt(k), k = n1..n2-1) apart. Measured at CODEL_MBIT,
+    the rate and horizon restored after."""
     cfg = nslib.afcd_stats(s, "s0", flows=False, dt=0)["config"]
     interval_s = cfg["interval_ns"] / 1e9
-    nslib.afcd(s, "set", "s0", "police", "off", "horizon", "3s")
+    nslib.afcd(s, "set", "s0", "police", "off", "horizon", "3s",
+               "rate", "%gmbit" % CODEL_MBIT)
+    # SO_SNDBUF is capped at wmem_max: the namespace's (Linux >= 6.8),
+    # else the machine's
+    for cmd in (ns_cmd(s, ["sysctl", "-qw", "net.core.wmem_max=%d" % (2 * CODEL_SNDBUF)]),
+                ["sysctl", "-qw", "net.core.wmem_max=%d" % (2 * CODEL_SNDBUF)]):
+        subprocess.run(cmd, stderr=subprocess.DEVNULL, check=False)
     srv = subprocess.Popen(ns_cmd(d, ["iperf3", "-s", "-1", "-p", "5303"]),
                            stdout=subprocess.DEVNULL)
     time.sleep(0.5)
     cli = subprocess.Popen(ns_cmd(s, ["iperf3", "-c", "198.18.0.2", "-p", "5303", "-t", "10",
-                                      "-u", "-b", "%gM" % (1.3 * RATE_MBIT), "-l", "1400",
-                                      "-J"]),
+                                      "-u", "-b", "%gM" % (2 * CODEL_MBIT), "-l", "1400",
+                                      "-w", str(CODEL_SNDBUF), "-J"]),
                            stdout=subprocess.PIPE, text=True)
     polls = []
     # polled while the flow runs (a poll takes up to a second on a slow
@@ -137,7 +154,8 @@ def codel_schedule(s, d):
         sent_mbps = None
     srv.wait(timeout=60)
     nslib.afcd(s, "set", "s0", "police", "on" if cfg["police"] else "off",
-               "horizon", "%gms" % (cfg["horizon_ns"] / 1e6))
+               "horizon", "%gms" % (cfg["horizon_ns"] / 1e6),
+               "rate", "%dbit" % cfg["rate_bps"])
     # the longest dropping episode the polls saw: a run of polls, each in
     # the dropping state, over which every drop was counted (drops - count
     # constant, within the few drops between the two counters' reads).
@@ -158,7 +176,7 @@ def codel_schedule(s, d):
              key=lambda r: r[-1]["count"] - r[0]["count"])
     a, b = ep[0], ep[-1]
     return {"polls": polls, "episode": [polls.index(a), polls.index(b)],
-            "sent_mbps": sent_mbps, "rate_mbit": RATE_MBIT,
+            "sent_mbps": sent_mbps, "rate_mbit": CODEL_MBIT,
             "interval_s": interval_s, "elapsed_s": b["t"] - a["t"],
             "codel_s": interval_s * sum(k ** -0.5 for k in range(max(1, a["count"]),
                                                                  b["count"]))}

@@ -372,19 +372,20 @@ def test_loader_qdisc_backend(tmp_path):
     # or 30 %; a wrong clock or a prediction in its place would miss it
     qd = ld["ping_ms_mean"] - sorted(r["idle_ping_ms"])[len(r["idle_ping_ms"]) // 2]
     assert abs(ld["afcd_sojourn_ms_mean"] - qd) <= max(3.0, 0.3 * qd), (qd, ld)
-    # CoDel's control law at dequeue: in the longest dropping episode the
-    # polls saw, the flow's drops come interval/sqrt(count) apart, so that
-    # the count's growth across the episode takes the time CoDel says,
-    # within 25 %
-    # The local sender is held to about the link's rate by its socket's
-    # memory in the queue (sent: cd["sent_mbps"]), and a TCG guest's stalls
-    # let the queue drain now and then: CoDel leaves its dropping state, and
-    # with a poll every 1-3.5 s an episode may span no two polls. A guest
-    # that cannot send at 0.9 of the rate (12 of 20 Mbit/s on one slow
-    # host) builds no standing queue: CoDel's schedule is then not
-    # measurable there, and said so. Else the schedule is checked wherever
-    # an episode spans polls 50 drops apart, and otherwise CoDel must have
-    # held the flow in its dropping state at most polls, dropping.
+    # CoDel's control law at dequeue, measured at 4 Mbit/s under a UDP flow
+    # at twice that: in the longest dropping episode the polls saw, the
+    # flow's drops come interval/sqrt(count) apart, so that the count's
+    # growth across the episode takes the time CoDel says, within 25 %.
+    # The local sender is held to about the rate by its socket's memory in
+    # the queue (1 MiB, about 2 s of it; sent: cd["sent_mbps"]), so the
+    # queue stands unless the guest stalls the sender for seconds (at 20
+    # Mbit/s and the default 208 KiB it was 0.1 s, and one slow host's CI
+    # saw CoDel out of its dropping state at 5 of 6 polls). A guest that
+    # cannot send at 0.9 of the rate builds no standing queue: CoDel's
+    # schedule is then not measurable there, and said so. Else the schedule
+    # is checked wherever an episode spans polls 50 drops apart, and
+    # otherwise CoDel must have held the flow in its dropping state at most
+    # polls, dropping.
     cd = r["codel"]
     ps = cd["polls"]
     if cd["sent_mbps"] is None or cd["sent_mbps"] < 0.9 * cd["rate_mbit"]:
