@@ -700,11 +700,14 @@ _add(Figure(
      "RED. Codel and AFCD have relatively low throughput"],
     workload=wl_outcast, panels="delay_tput", runs_of="4.3", **DCN,
     checks=[
+        premise("DT RED queue", "Drop-tail and RED create huge queuing delay",
+                lambda M, V: _dt_red_queue_44(M)),
         claim("AFCD FaLL low delay", "DCTCP, Codel, AFCD and FaLL control delay very well",
               lambda M, V: all_of(*[_low_delay_44(M, s) for s in (V["AFCD"], V["FaLL"])]),
-              roles=["AFCD", "FaLL"]),
+              roles=["AFCD", "FaLL"], needs="DT RED queue"),
         claim("DCTCP CoDel low delay", "DCTCP, Codel, AFCD and FaLL control delay very well",
-              lambda M, V: all_of(*[_low_delay_44(M, s) for s in ("dctcp", "kcodel")])),
+              lambda M, V: all_of(*[_low_delay_44(M, s) for s in ("dctcp", "kcodel")]),
+              needs="DT RED queue"),
         claim("FaLL high throughput", "DCTCP and FaLL both have very high throughput ... "
               "similar to Drop-tail and RED",
               lambda M, V: ratio_ge(M, V["FaLL"], "util", M.mean("pfifo", "util") - 0.03),
@@ -723,6 +726,17 @@ _add(Figure(
     rate_notes="Table 4.1's 1-ms target exceeds the 1-MB buffer's 0.8-ms drain time at any "
                "scale: CoDel can never drop on sojourn (it is drop-tail); the text's us are "
                "comparable with nothing here, only ratios are judged"))
+
+
+def _dt_red_queue_44(M):
+    """Fig. 4.4's premise, the first half of its delay sentence: drop-tail
+    and RED each hold a queue at switch1, a mean delay of at least one base
+    RTT (the text's 1600-1800 us are 16-18 of its 100-us RTTs). Without it
+    "0.6 x min(DT, RED)" asks a delay of about 0 ms, a check no scheme can
+    pass (ns-3's drop-tail leaves switch1 empty)."""
+    thr = M.rtt_ms or 0.0
+    return all_of(*[ratio_ge(M, s, "delay_mean", thr, "mean delay (ms), >= 1 base RTT")
+                    for s in ("pfifo", "red")])
 
 
 def _low_delay_44(M, s):

@@ -391,12 +391,12 @@ def test_a_dctcp_run_without_marks_is_invalid_by_rule():
 def test_premises_are_the_plans():
     """Expected result: a figure has the premises REPRODUCTION.md gives it
     and no other (3.8 and 3.9 inherited 3.7's, which the plan never gave
-    them), but for 3.6's room for a 0.03 lead, without which one of its
-    claims could never pass; every claim that needs a premise names one of
-    its own figure's."""
+    them), but for 3.6's room for a 0.03 lead and 4.4's queue under
+    drop-tail and RED, without which one of their claims could never pass;
+    every claim that needs a premise names one of its own figure's."""
     want = {"3.3": ["unfair baselines"], "3.4": ["cwnd unfair"], "3.5": ["CUBIC starved"],
             "3.6": ["DT unfair", "room above DT RED CoDel"], "3.7": ["CUBIC ahead"], "3.8": [], "3.9": [], "3.10": [],
-            "4.3": ["outcast"], "4.4": [], "4.5": ["DT unfair"], "4.6": ["DT unfair"],
+            "4.3": ["outcast"], "4.4": ["DT RED queue"], "4.5": ["DT unfair"], "4.6": ["DT unfair"],
             "4.7": [], "4.8": []}
     for f in F.FIGURES:
         prem = [c.id for c in f.checks if c.kind == "premise"]
@@ -463,3 +463,31 @@ def test_marks_of_ours_never_read_from_the_fq_under_it():
     kernel = {"scheme": "dctcp-k", "loader_params": None, "afcd_series": [],
               "qdisc_stats": [{"kind": "htb"}, {"kind": "codel", "ecn_mark": 0}]}
     assert judge._marks(kernel) == 0 and judge.excluded_by_rule(kernel)
+
+
+def test_a_delay_claim_against_an_empty_queue_is_blocked():
+    """Expected result (fig. 4.4, "Drop-tail and RED create huge queuing
+    delay, whereas ... AFCD and FaLL control delay very well"): with
+    drop-tail's mean delay at 0 ms (its queue at switch1 empty), "0.6 x
+    min(DT, RED)" would ask 0 ms; the claim is blocked by its premise
+    (PREMISE, not FAIL) while the throughput claims are still judged. With
+    drop-tail and RED at 3 and 2 base RTTs of delay the premise holds, and
+    AFCD/FaLL at a quarter of RED's pass."""
+    S = ["pfifo", "red", "dctcp", "kcodel", "afcd-paper", "fall-paper", "afcd", "fall"]
+    jains = dict(zip(S, [0.99] * 8))
+    utils = dict(zip(S, [0.99, 0.99, 0.99, 0.99, 0.93, 0.99, 0.93, 0.99]))
+
+    def judged(dt_ms):
+        # 120 ms is the synthetic runs' base RTT
+        delays = dict(zip(S, [dt_ms, 240, 20, dt_ms, 60, 60, 60, 60]))
+        runs = _jdu_runs("4.3", jains, delays, utils)
+        v, _ = judge.judge_figure(F.BY_ID["4.4"], runs, 3)
+        return _checks(v), v["verdict"]
+    c, verdict = judged(0.0)
+    assert c[("DT RED queue", "both")] == "FAIL", c
+    assert c[("AFCD FaLL low delay", "project")] == "PREMISE", c
+    assert c[("FaLL high throughput", "project")] == "PASS", c
+    assert verdict["project"] == "PASS", verdict
+    c, verdict = judged(360.0)
+    assert c[("DT RED queue", "both")] == "PASS", c
+    assert c[("AFCD FaLL low delay", "project")] == "PASS", c
