@@ -346,13 +346,10 @@ _add(Figure(
                                     ratio_ge(M, "red", "ratio:cubic/sack", 1.3),
                                     ratio_ge(M, "kcodel", "ratio:cubic/sack", 1.3))),
         claim("AFQ fair", "AFQ and AFCD ... almost the same throughput",
-              lambda M, V: ratio_le(M, "afd", "ratio:cubic/sack",
-                                    max(1.30, M.mean("fq_codel", "ratio:cubic/sack")
-                                        + 0.05)), needs="unfair baselines"),
+              lambda M, V: _fair_cubic_sack(M, "afd"), needs="unfair baselines"),
         claim("AFCD fair", "AFQ and AFCD ... almost the same throughput",
-              lambda M, V: ratio_le(M, V["AFCD"], "ratio:cubic/sack",
-                                    max(1.30, M.mean("fq_codel", "ratio:cubic/sack")
-                                        + 0.05)), roles=["AFCD"], needs="unfair baselines"),
+              lambda M, V: _fair_cubic_sack(M, V["AFCD"]), roles=["AFCD"],
+              needs="unfair baselines"),
         claim("SFB in between", "SFB alleviates unfairness a little, but TCP-SACK still gets "
               "much less throughput",
               lambda M, V: all_of(
@@ -737,6 +734,21 @@ def _dt_red_queue_44(M):
     thr = M.rtt_ms or 0.0
     return all_of(*[ratio_ge(M, s, "delay_mean", thr, "mean delay (ms), >= 1 base RTT")
                     for s in ("pfifo", "red")])
+
+
+def _fair_cubic_sack(M, s):
+    """Fig. 3.3's "almost the same throughput": s's CUBIC/SACK goodput
+    ratio at most max(1.30, fq_codel's + 0.05), fq_codel being what flow
+    queueing reaches on the same link. Without fq_codel's runs (quick
+    mode runs none) a ratio at most 1.30 passes whatever fq_codel would
+    show; above it the claim is undecided, not failed."""
+    fq = M.mean("fq_codel", "ratio:cubic/sack")
+    if fq is not None:
+        return ratio_le(M, s, "ratio:cubic/sack", max(1.30, fq + 0.05))
+    ok, nums = ratio_le(M, s, "ratio:cubic/sack", 1.30)
+    if ok is False:
+        return None, nums + "; fq_codel not run, whose ratio + 0.05 may ask more"
+    return ok, nums
 
 
 def _low_delay_44(M, s):

@@ -504,8 +504,12 @@ def tally_of(rows):
 
 
 def _claims_cell(c):
+    """Own claims passed / failed / tied, then those blocked by a premise
+    and those undecided (a scheme they name has no data), where any."""
+    more = ["+%d %s" % (c[k], w) for k, w in (("premise", "blocked"), ("undecided", "undecided"))
+            if c.get(k)]
     return "%d / %d / %d%s" % (c.get("pass", 0), c.get("fail", 0), c.get("tie", 0),
-                                " (+%d blocked)" % c["premise"] if c.get("premise") else "")
+                                " (%s)" % ", ".join(more) if more else "")
 
 
 def summary_markdown(rows, ctx):

@@ -491,3 +491,26 @@ def test_a_delay_claim_against_an_empty_queue_is_blocked():
     c, verdict = judged(360.0)
     assert c[("DT RED queue", "both")] == "PASS", c
     assert c[("AFCD FaLL low delay", "project")] == "PASS", c
+
+
+def test_a_reference_not_run_leaves_a_claim_undecided_not_failed():
+    """Expected result (fig. 3.3, "AFQ and AFCD ... almost the same
+    throughput": CUBIC/SACK at most max(1.30, fq_codel's + 0.05)): with
+    fq_codel not run (quick mode), AFCD at 1.2 passes (no fq_codel result
+    could ask less than 1.30) and AFCD at 1.8 is undecided, counted as such
+    in the summary, not failed and not a crash; with fq_codel at 1.9 run,
+    1.8 passes."""
+    def judged(afcd, fq=None):
+        ratios = {k: v for k, v in BASE33.items() if k not in ("fq_codel", "sfb")}
+        ratios["afcd"] = afcd
+        if fq is not None:
+            ratios["fq_codel"] = fq
+        v, _ = judge.judge_figure(F.BY_ID["3.3"], _fig33(ratios, DELAY33), 3)
+        return v
+    assert _checks(judged(1.2))[("AFCD fair", "project")] == "PASS"
+    v = judged(1.8)
+    assert _checks(v)[("AFCD fair", "project")] == "INCONCLUSIVE", _checks(v)
+    assert v["verdict"]["claims"]["project"]["undecided"] == 1
+    md, _ = judge.summary_markdown([v], {})
+    assert "(+1 undecided)" in md, md
+    assert _checks(judged(1.8, fq=1.9))[("AFCD fair", "project")] == "PASS"
