@@ -68,16 +68,22 @@ SCHEMES = sorted(set(bottleneck.OURS) - bottleneck.QDISC_BACKEND) + sorted(NS3_Q
 # per retransmission), so it is measured, not modelled.
 DEFAULT_RATE_MBIT = {"wan": 1000.0, "dcn": 1000.0}
 # 2026-11-28 on this machine (2 cores, one simulation a core), MTU 9000:
-# fig. 3.5 over its quick mode's 60-s runs; fig. 3.7 over 5-s runs, which
-# overstate it (the start-up's loss costs most: fig. 3.5 under AFCD cost
-# 10.9 over its first 10 s, 3.0 over 60 s). 2026-11-29, fdb6da5: chapter 4
+# fig. 3.5 over its quick mode's 60-s runs (the start-up's loss costs
+# most: fig. 3.5 under AFCD cost 10.9 over its first 10 s, 3.0 over 60 s;
+# fig. 3.7 under AFCD 8.6 over 5 s, 3.2 over 60 s). 2026-11-29, fdb6da5: chapter 4
 # over its quick mode's 30-s runs, the most any scheme took (figs. 4.6-4.8
-# carry 1,235 short flows a second; ns-3's endpoint list is most of it);
-# docs/NS3.md
+# carry 1,235 short flows a second; ns-3's endpoint list is most of it).
+# 2026-11-29, 13d9dab: figs. 3.3 and 3.6-3.9 over their quick mode's 60-s
+# runs, the most any scheme took (drop-tail's 3.3 and 3.6: its loss
+# episodes under SACK); docs/NS3.md
 MEASURED = {("3.5", "afcd", 1000.0): 3.0, ("3.5", "fq_codel", 1000.0): 1.5,
             ("3.5", "pfifo", 1000.0): 0.55, ("3.5", "kcodel", 1000.0): 0.48,
             ("3.5", "red", 1000.0): 0.54, ("3.5", "afd", 1000.0): 1.44,
-            ("3.5", "afcd-paper", 1000.0): 1.03, ("3.7", "afcd", 1000.0): 8.63}
+            ("3.5", "afcd-paper", 1000.0): 1.03}
+MEASURED.update({(f, s, 1000.0): c for f, c in (("3.3", 6.6), ("3.6", 7.6), ("3.7", 3.6),
+                                                ("3.8", 3.1), ("3.9", 3.4))
+                 for s in ("pfifo", "red", "kcodel", "afd", "afcd-paper", "afcd", "fall",
+                           "fq_codel", "droptail")})
 MEASURED.update({(f, s, 1000.0): c for f, c in (("4.3", 2.2), ("4.5", 2.4), ("4.6", 8.4),
                                                 ("4.7", 12.0), ("4.8", 10.6))
                  for s in ("pfifo", "red", "kcodel", "dctcp", "afcd-paper", "fall-paper",
