@@ -302,7 +302,11 @@ def judge_all(figs, out, which=None):
     metrics_of, rows = {}, []
     for f in F.ALL:          # every figure in order: 3.7 refers to 3.6, 3.8 and 3.9 to 3.7
         runs = judge.load_runs(os.path.join(out, "fig" + f.run_id))
+        # the run set's schemes, then any other scheme run into the same
+        # directory (a later batch, a reference a check names): every
+        # scheme whose numbers a check may use is in the table and the plot
         planned = schemes_of(f, which)
+        planned += [s for s in dict.fromkeys(r["scheme"] for r in runs) if s not in planned]
         verdict, M = judge.judge_figure(f, runs, repeats, others=metrics_of, planned=planned)
         metrics_of[f.id] = M
         if f not in figs:

@@ -514,3 +514,25 @@ def test_a_reference_not_run_leaves_a_claim_undecided_not_failed():
     md, _ = judge.summary_markdown([v], {})
     assert "(+1 undecided)" in md, md
     assert _checks(judged(1.8, fq=1.9))[("AFCD fair", "project")] == "PASS"
+
+
+def test_a_scheme_run_beside_the_set_is_in_the_table(tmp_path):
+    """Expected result: a directory run in quick mode (no fq_codel) and
+    then given fig. 3.3's fq_codel by a second batch: fq_codel's row is in
+    the figure's table beside the quick set, since "AFCD fair" takes its
+    threshold from it (asked <= its ratio + 0.05); a scheme with no run is
+    "not run"."""
+    d = tmp_path / "fig3.3"
+    d.mkdir()
+    ratios = dict(BASE33, fq_codel=1.5)
+    for r in _fig33(ratios, DELAY33, reps=1):
+        (d / ("fig3.3-%s-r1.json" % r["scheme"])).write_text(json.dumps(r))
+    (tmp_path / "context.json").write_text(json.dumps({"mode": "quick", "rate3": R,
+                                                       "schemes": "quick", "repeats": 1}))
+    reproduce.judge_all(F.select("3.3"), str(tmp_path))
+    md = (tmp_path / "fig3.3" / "fig3.3.md").read_text()
+    assert "| fq_codel | " in md and "(asked <= 1.550)" in md, md
+    (d / "fig3.3-sfb-r1.json").unlink()
+    reproduce.judge_all(F.select("3.3"), str(tmp_path))
+    md = (tmp_path / "fig3.3" / "fig3.3.md").read_text()
+    assert "| SFB | - |" in md and "not run" in md
