@@ -731,8 +731,9 @@ def _dt_red_queue_44(M):
     RTT (the text's 1600-1800 us are 16-18 of its 100-us RTTs). Without it
     "0.6 x min(DT, RED)" asks a delay of about 0 ms, a check no scheme can
     pass (ns-3's drop-tail leaves switch1 empty)."""
-    thr = M.rtt_ms or 0.0
-    return all_of(*[ratio_ge(M, s, "delay_mean", thr, "mean delay (ms), >= 1 base RTT")
+    if not M.rtt_ms:
+        return None, "no base RTT recorded"
+    return all_of(*[ratio_ge(M, s, "delay_mean", M.rtt_ms, "mean delay (ms), >= 1 base RTT")
                     for s in ("pfifo", "red")])
 
 

@@ -378,9 +378,7 @@ def test_loader_qdisc_backend(tmp_path):
     # growth across the episode takes the time CoDel says, within 25 %.
     # The local sender is held to about the rate by its socket's memory in
     # the queue (1 MiB, about 2 s of it; sent: cd["sent_mbps"]), so the
-    # queue stands unless the guest stalls the sender for seconds (at 20
-    # Mbit/s and the default 208 KiB it was 0.1 s, and one slow host's CI
-    # saw CoDel out of its dropping state at 5 of 6 polls). A guest that
+    # queue stands unless the guest stalls the sender for seconds. A guest that
     # cannot send at 0.9 of the rate builds no standing queue: CoDel's
     # schedule is then not measurable there, and said so. Else the schedule
     # is checked wherever an episode spans polls 50 drops apart, and
