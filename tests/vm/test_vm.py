@@ -162,11 +162,15 @@ def test_cubic_gets_more_against_udp_than_under_droptail(results, scheme):
 @pytest.mark.parametrize("scheme", ["afcd", "fall"])
 def test_estimates_refreshed_by_the_kernel_timer(results, scheme):
     """On Debian's kernel the loader's BPF timer runs the refresh step every
-    update_period; the loader scans the histogram of sample counts."""
-    e = run_of(results, "cubic-udp", scheme)["afcd_stats"]["estimates"]
+    update_period; the loader scans the histogram of sample counts, and
+    counts both flows long while they run (the series polled during the
+    run: the last snapshot may come as the flows end, with one left)."""
+    r = run_of(results, "cubic-udp", scheme)
+    e = r["afcd_stats"]["estimates"]
     assert e["loader_fresh"] and e["refresher"] == "kernel", e
     assert e["refreshes"] > 0 and e["scans"] > 0 and e["refresh_busy_ns"] > 0, e
-    assert e["n_long"] >= 2, e
+    assert max([p.get("n_long", 0) for p in r.get("afcd_series") or []] + [e["n_long"]]) >= 2, \
+        (e, r.get("afcd_series"))
     print("%s: %d refreshes, %d scans, %.1f us per refresh step (TCG)"
           % (scheme, e["refreshes"], e["scans"], e["refresh_busy_ns"] / 1e3 / e["refreshes"]))
 
