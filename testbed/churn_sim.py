@@ -35,6 +35,12 @@ from .workload import Flow
 
 # (churn flows, flow table entries; 0: the default 65,536)
 ROWS = [(0, 0), (100000, 0), (1000000, 0), (1000000, 1 << 20)]
+# The flow-queueing baselines and their flow queues ("buckets"): the
+# attribute Flows of ns-3's FqCoDelQueueDisc and FqPieQueueDisc, 1,024 by
+# default as Linux's fq_codel; Linux takes at most 65,536 (sch_fq_codel.c).
+FQ_SCHEMES = ("fq_codel", "fq_pie")
+FQ_DEFAULT_BUCKETS = 1024
+FQ_MAX_BUCKETS = 65536
 
 def crowd_sndbuf(rate_mbit, rtt_ms, n):
     """Socket buffers for a crowd of n flows, bytes: 4 fair windows
@@ -54,14 +60,16 @@ def rows_arg(text):
 
 
 def spec(scheme, rate_mbit, rtt_ms, secs, warm_s, n_cubic, churn_flows, churn_mbit, table,
-         seed, flood=0.0, sndbuf=0):
+         seed, flood=0.0, sndbuf=0, fq_buckets=0):
     """The afcd-sim spec of one run: n_cubic CUBIC flows from t = 0 and,
     churn_flows > 0, a churn flow of churn_mbit Mbit/s of 64-byte frames
     standing for churn_flows flows; table > 0 sizes the flow table
     (entries, AFCD_FLOWS_MIN .. AFCD_FLOWS_LIMIT, refused by afcd-sim
     otherwise); flood > 0: a UDP flow at flood x rate_mbit; sndbuf > 0:
-    each socket's buffers, bytes (afcd-sim's default otherwise). Buffer
-    1 BDP, target 5 ms, interval 100 ms, no ECN."""
+    each socket's buffers, bytes (afcd-sim's default otherwise);
+    fq_buckets > 0: the flow queues of ns-3's FqCoDel/FqPie (their
+    attribute Flows, Linux's fq_codel "flows"; default 1,024 in both).
+    Buffer 1 BDP, target 5 ms, interval 100 ms, no ECN."""
     flows = [Flow("c%d" % i, cc="cubic", start_s=0.0) for i in range(n_cubic)]
     if churn_flows:
         flows.append(Flow("churn", proto="churn", cc=None, rate_mbit=churn_mbit))
@@ -71,6 +79,8 @@ def spec(scheme, rate_mbit, rtt_ms, secs, warm_s, n_cubic, churn_flows, churn_mb
                          100.0, False, seed, False)
     if sndbuf:
         text += "sndbuf_bytes %d\n" % sndbuf
+    if fq_buckets and scheme in FQ_SCHEMES:
+        text += "attr Flows %d\n" % fq_buckets
     if churn_flows:
         text += "churn_flows %d\n" % churn_flows
     if table:
@@ -86,7 +96,7 @@ def one(scheme, row, a):
     Mbit/s over [warm, secs]; the churn's in its 64-byte frames."""
     churn_flows, table = row
     text = spec(scheme, a.rate, a.rtt, a.secs, a.warm, a.cubic, churn_flows, a.churn_mbit,
-                table, a.seed, a.flood, a.sndbuf)
+                table, a.seed, a.flood, a.sndbuf, a.fq_buckets)
     t0 = time.time()
     p = subprocess.run([ns3.SIM], input=text, capture_output=True, text=True)
     wall = time.time() - t0
@@ -110,6 +120,7 @@ def one(scheme, row, a):
         reasons.append("no churn packet delivered")
     return {"scheme": scheme, "churn_flows": churn_flows,
             "table": (table or 65536) if scheme in bottleneck.OURS else None,
+            "fq_buckets": (a.fq_buckets or FQ_DEFAULT_BUCKETS) if scheme in FQ_SCHEMES else None,
             "rate_mbit": a.rate, "rtt_ms": a.rtt, "secs": a.secs, "warm_s": a.warm,
             "seed": a.seed, "churn_mbit": a.churn_mbit if churn_flows else 0,
             "flood_x": a.flood, "sndbuf": a.sndbuf or None,
@@ -139,7 +150,8 @@ def line(r):
     other = ("%6.1f" % r["churn_mbps"] if r["churn_flows"] else
              "%6.2f" % r["flood_shares"] if r["flood_shares"] is not None else "%6s" % "-")
     return ("    %-8s %-8d %-8s %.3f  %6.1f/%6.1f/%6.1f %-5d %s  %.3f  %5.1f/%5.1f  %-9s "
-            "%-6s %-6.0f %s" % (r["scheme"], r["churn_flows"], r["table"] or "-", r["jain"], min(g),
+            "%-6s %-6.0f %s" % (r["scheme"], r["churn_flows"],
+                                r["table"] or "%sb" % (r.get("fq_buckets") or "-"), r["jain"], min(g),
                                 sum(g) / len(g), max(g), r["starved"], other,
                                 r["utilization"], d.get("p50") or 0, d.get("p99") or 0,
                                 r["flows_made"] if r["flows_made"] is not None else "-",
@@ -167,6 +179,9 @@ def main(argv=None):
     ap.add_argument("--sndbuf", type=int, default=None,
                     help="socket buffers, bytes (default: afcd-sim's; crowd_sndbuf() "
                     "with --cubic over 100)")
+    ap.add_argument("--fq-buckets", type=int, default=0,
+                    help="flow queues of fq_codel/fq_pie, 1 .. %d (default %d)" % (
+                        FQ_MAX_BUCKETS, FQ_DEFAULT_BUCKETS))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default=None, help="JSON of every run")
@@ -176,8 +191,11 @@ def main(argv=None):
     bad = [x for x in a.schemes.split(",") if x not in ns3.SCHEMES]
     bad = bad or ["%s with churn" % x for x in a.schemes.split(",") if x not in bottleneck.OURS
             and any(c for c, _ in a.rows)]
-    if bad or a.cubic < 1 or a.flood < 0:
-        ap.error("not a run: %s" % (", ".join(bad) or "--cubic >= 1, --flood >= 0"))
+    if a.fq_buckets and not set(a.schemes.split(",")) & set(FQ_SCHEMES):
+        bad = bad or ["--fq-buckets without %s" % " or ".join(FQ_SCHEMES)]
+    if bad or a.cubic < 1 or a.flood < 0 or not 0 <= a.fq_buckets <= FQ_MAX_BUCKETS:
+        ap.error("not a run: %s" % (", ".join(bad) or "--cubic >= 1, --flood >= 0, "
+                                    "--fq-buckets 1 .. %d" % FQ_MAX_BUCKETS))
     why = ns3.available()
     if why:
         print("churn_sim: %s" % why, file=sys.stderr)

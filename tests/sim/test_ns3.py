@@ -102,7 +102,7 @@ def test_churn_past_the_flow_table_is_one_entity():
     import types
     from testbed import churn_sim
     a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=2, churn_mbit=14.0,
-                              seed=1, flood=0.0, sndbuf=0)
+                              seed=1, flood=0.0, sndbuf=0, fq_buckets=0)
     r = churn_sim.one("afcd", (100000, 1024), a)
     assert r["valid"], r["invalid_reasons"]
     share = RATE / 3
@@ -127,12 +127,31 @@ def test_flood_row_gives_the_flood_its_shares():
     import types
     from testbed import churn_sim
     a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=2, churn_mbit=0.0,
-                              seed=1, flood=1.0, sndbuf=0)
+                              seed=1, flood=1.0, sndbuf=0, fq_buckets=0)
     ours = churn_sim.one("afcd", (0, 0), a)
     fifo = churn_sim.one("pfifo", (0, 0), a)
     assert ours["valid"] and fifo["valid"], (ours, fifo)
     assert ours["flood_shares"] <= 1.5 and ours["starved"] == 0, ours
     assert fifo["flood_shares"] >= 2.0 and fifo["flows_made"] is None, fifo
+
+
+def test_fq_codel_buckets_are_the_runs():
+    """Expected result: the flood row under ns-3's FqCoDel with its flow
+    queues set by churn_sim's --fq-buckets: with 1,024 (the default) the
+    flood has a queue of its own and gets at most 1.5 of three shares; in
+    one bucket FqCoDel is one CoDel queue, which an unresponsive flood at
+    the link's rate takes (at least 2 shares). Each run records its
+    buckets."""
+    import types
+    from testbed import churn_sim
+    a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=2, churn_mbit=0.0,
+                              seed=1, flood=1.0, sndbuf=0, fq_buckets=0)
+    fq = churn_sim.one("fq_codel", (0, 0), a)
+    a.fq_buckets = 1
+    one = churn_sim.one("fq_codel", (0, 0), a)
+    assert fq["valid"] and one["valid"], (fq, one)
+    assert fq["fq_buckets"] == 1024 and one["fq_buckets"] == 1, (fq, one)
+    assert fq["flood_shares"] <= 1.5 and one["flood_shares"] >= 2.0, (fq, one)
 
 
 def test_a_small_window_is_not_clocked_by_its_timeouts():
