@@ -8,9 +8,16 @@ OUT/agreement.md and OUT/agreement.json; the ns-3 runs to OUT/figX.Y/.
 
   python3 -m testbed.agree [--vm-dir DIR] [--out DIR] [--figures 3.5,3.7]
                            [--schemes pfifo,kcodel,fq_codel,afcd] [--repeat K]
+                           [--flood-scale X]
+
+Beside the three metrics each engine's offered load at the bottleneck
+(load()): the same workload is not the same load when the engines count
+a UDP flow's rate differently. --flood-scale X multiplies the ns-3 UDP
+flows' rates by X, to replay a load the VM measured.
 """
 import argparse
 import concurrent.futures
+import copy
 import json
 import os
 import statistics
@@ -30,15 +37,28 @@ FIGURES = ["3.5", "3.7"]
 SCHEMES = ["pfifo", "kcodel", "fq_codel", "afcd"]
 
 
+def load(run):
+    """The bottleneck's offered load over what it sent, from a run's record:
+    (packets sent + packets dropped) / packets sent by the root queue disc
+    (its counters over the whole run, qdisc_stats[0]: HTB in the VM, the
+    queue disc in ns-3), >= 1.0; 1.05 is 5 % more arriving than leaving.
+    None without those counters. Drops by the AQM and at the limit count
+    alike; a TCP flow's retransmissions arrive again."""
+    q = (run.get("qdisc_stats") or [None])[0]
+    if not q or not q.get("packets") or q.get("drops") is None:
+        return None
+    return (q["packets"] + q["drops"]) / q["packets"]
+
+
 def metrics(run):
     d = run.get("backlog_delay_ms") or {}
     return {"jain": run.get("jain"), "utilization": run.get("utilization"),
-            "delay_ms": d.get("mean")}
+            "delay_ms": d.get("mean"), "load": load(run)}
 
 
 def mean_of(runs):
     out = {}
-    for k in ("jain", "utilization", "delay_ms"):
+    for k in ("jain", "utilization", "delay_ms", "load"):
         xs = [metrics(r)[k] for r in runs if metrics(r)[k] is not None]
         out[k] = statistics.mean(xs) if xs else None
     return out
@@ -53,9 +73,26 @@ def within(k, vm, sim):
     return abs(sim - vm) <= b
 
 
-def run_ns3(fig, scheme, rate, dur, warm, rep, out):
+def scaled_floods(wl, x):
+    """wl with every UDP flow's rate multiplied by x (a copy; wl unchanged)."""
+    if x == 1.0:
+        return wl
+    out, flows = copy.copy(wl), wl.flows
+
+    def scaled(rate):
+        fl = [copy.copy(f) for f in scenario._flows(flows, rate)]
+        for f in fl:
+            if f.proto == "udp":
+                f.rate_mbit = f.rate_mbit * x
+        return fl
+    out.flows = scaled
+    return out
+
+
+def run_ns3(fig, scheme, rate, dur, warm, rep, out, flood_scale=1.0):
     f = F.BY_ID[fig]
-    return ns3.run("fig" + fig, scheme, rate, f.rtt_ms(rate), dur, warm, f.workload(rate, "default"),
+    wl = scaled_floods(f.workload(rate, "default"), flood_scale)
+    return ns3.run("fig" + fig, scheme, rate, f.rtt_ms(rate), dur, warm, wl,
                    buffer_bdp=f.buffer_bdp, target_ms=f.target_ms(rate),
                    interval_ms=f.interval_ms(rate), seed=rep, mtu=1514, repeat=rep,
                    out_dir=os.path.join(out, "fig" + fig), tag="fig%s-%s" % (fig, scheme),
@@ -69,8 +106,12 @@ def main(argv=None):
     ap.add_argument("--figures", default=",".join(FIGURES))
     ap.add_argument("--schemes", default=",".join(SCHEMES))
     ap.add_argument("--repeat", type=int, default=1, help="ns-3 runs per cell (seeds 1..K)")
+    ap.add_argument("--flood-scale", type=float, default=1.0,
+                    help="ns-3's UDP flows at this many times their rate (0.5 .. 2)")
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args(argv)
+    if not 0.5 <= a.flood_scale <= 2.0:
+        ap.error("--flood-scale %g: a factor of 0.5 .. 2" % a.flood_scale)
     why = ns3.available()
     if why:
         sys.exit("testbed.agree: %s" % why)
@@ -96,7 +137,8 @@ def main(argv=None):
     t0 = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
         futs = {ex.submit(run_ns3, fig, s, cells[(fig, s)]["rate"], cells[(fig, s)]["dur"],
-                          cells[(fig, s)]["warm"], rep, a.out): (fig, s) for fig, s, rep in jobs}
+                          cells[(fig, s)]["warm"], rep, a.out, a.flood_scale): (fig, s)
+                for fig, s, rep in jobs}
         for fu in concurrent.futures.as_completed(futs):
             fig, s = futs[fu]
             res = fu.result()
@@ -111,7 +153,7 @@ def main(argv=None):
                      "agree": ok, "vm_runs": len(c["vm"]), "ns3_runs": len(c["ns3"]),
                      "vm_code": sorted({r.get("code") for r in c["vm"]}),
                      "ns3_wall_s": [r["wall_s"] for r in c["ns3"]],
-                     "sim_s": c["dur"]})
+                     "sim_s": c["dur"], "flood_scale": a.flood_scale})
     write(a.out, rows, time.time() - t0)
     return 0
 
@@ -122,6 +164,7 @@ def fmt(x, nd):
 
 def write(out, rows, wall_s):
     os.makedirs(out, exist_ok=True)
+    scale = {r.get("flood_scale", 1.0) for r in rows}
     n = sum(1 for r in rows for v in r["agree"].values() if v)
     m = sum(1 for r in rows for v in r["agree"].values() if v is False)
     lines = ["# The engines side by side: ns-3 against the VM", "",
@@ -131,18 +174,22 @@ def write(out, rows, wall_s):
              "below). %.0f s of wall time." % (
                  time.strftime("%Y-%m-%d"), scenario.code_version(), n, m, BOUNDS["jain"],
                  BOUNDS["utilization"], BOUNDS["delay_ms"][0], 100 * BOUNDS["delay_ms"][1],
-                 ns3.NS3_VERSION, wall_s), "",
+                 ns3.NS3_VERSION, wall_s) +
+             "".join(" ns-3's UDP flows at %g x their rate (--flood-scale)." % x
+                     for x in sorted(scale) if x != 1.0) +
+             " Load: the bottleneck's (sent + dropped) / sent packets (agree.load()).", "",
              "| fig | scheme | Mbit/s | Jain VM | Jain ns-3 | util VM | util ns-3 | delay VM (ms) "
-             "| delay ns-3 (ms) | agree (J/U/D) | ns-3 wall s | VM commits |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| delay ns-3 (ms) | load VM | load ns-3 | agree (J/U/D) | ns-3 wall s | VM commits |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         a = "/".join({True: "yes", False: "NO", None: "-"}[r["agree"][k]]
                      for k in ("jain", "utilization", "delay_ms"))
-        lines.append("| %s | %s | %g | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %g | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["figure"], r["scheme"], r["rate_mbit"], fmt(r["vm"]["jain"], 3),
             fmt(r["ns3"]["jain"], 3), fmt(r["vm"]["utilization"], 3),
             fmt(r["ns3"]["utilization"], 3), fmt(r["vm"]["delay_ms"], 1),
-            fmt(r["ns3"]["delay_ms"], 1), a, ",".join("%.0f" % w for w in r["ns3_wall_s"]),
+            fmt(r["ns3"]["delay_ms"], 1), fmt(r["vm"].get("load"), 3),
+            fmt(r["ns3"].get("load"), 3), a, ",".join("%.0f" % w for w in r["ns3_wall_s"]),
             " ".join(c or "?" for c in r["vm_code"])))
     with open(os.path.join(out, "agreement.md"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
