@@ -341,6 +341,9 @@ def reproduce_main(args):
     if not os.path.exists(nslib.AFCD):
         sys.exit("afcd-testbed: build first (make)")
     repeat = args.repeat if "--repeat" in sys.argv else None
+    why = reproduce.batch_conflict(out, args.mode, args.engine)
+    if why:
+        sys.exit("afcd-testbed reproduce: %s" % why)
     if args.engine == "ns3":
         try:
             failed = reproduce.run(figs, out, args.mode, which, args.resume, args.rate, repeat,

@@ -2,7 +2,7 @@
 """afcd-testbed reproduce: run the dissertation's figures (testbed.figures)
 and judge them (testbed.judge).
 
-  OUT/context.json           mode, rates, kernel, emulation, dates
+  OUT/context.json           mode, rates, kernel, emulation, dates, batches
   OUT/calibration-wan.json   the rate of ch. 3 (and -dcn: ch. 4)
   OUT/figX.Y/figX.Y-SCHEME-rK.json   the runs (figures that judge another
                              figure's runs have none of their own)
@@ -165,13 +165,67 @@ def calibrate_cell(cell, out, mode, resume):
     return best
 
 
-def write_context(out, **kw):
+def _context(out):
     path = os.path.join(out, "context.json")
-    ctx = {}
-    if os.path.exists(path):
-        with open(path) as fh:
-            ctx = json.load(fh)
-    ctx.update(kw)
+    if not os.path.exists(path):
+        return path, {}
+    with open(path) as fh:
+        return path, json.load(fh)
+
+
+# What a directory's first batch fixes for every later one: its mode and
+# engine (the judge reads one of each), the schemes the judge plans for
+# and the repeats its header states, and when the runs started.
+BATCH_FIXED = ("mode", "engine", "schemes", "repeats", "started")
+
+
+def batch_conflict(out, mode, engine):
+    """Why a batch of mode on engine ("vm" or "ns3") cannot run into out
+    (its context.json holds another mode's or engine's runs), or None."""
+    _, ctx = _context(out)
+    if not ctx:
+        return None
+    have = {"mode": ctx.get("mode"), "engine": ctx.get("engine", "vm")}
+    for k, want in (("mode", mode), ("engine", engine)):
+        if have[k] is not None and have[k] != want:
+            return ("%s holds runs of %s %s; a batch of %s %s needs its own --out" %
+                    (out, k, have[k], k, want))
+    return None
+
+
+def start_batch(out, figs, **kw):
+    """Record in OUT/context.json a batch of runs of figs about to start
+    (kw: mode, schemes, engine, repeats, rates, kernel ...). The first
+    batch's BATCH_FIXED keys stay the directory's; a later batch updates
+    the others (a chapter's rate under its own key) and every batch is
+    listed under "batches" with its schemes, figures, repeats and start.
+    ValueError, with nothing written, when batch_conflict() says why not.
+    Returns the context written."""
+    path, ctx = _context(out)
+    why = batch_conflict(out, kw.get("mode"), kw.get("engine", "vm"))
+    if why:
+        raise ValueError(why)
+    now = time.strftime("%Y-%m-%d %H:%M")
+    first = not ctx
+    batches = ctx.get("batches", [])
+    ctx.update({k: v for k, v in kw.items() if first or k not in BATCH_FIXED})
+    if first:
+        ctx["started"] = now
+    ctx["batches"] = batches + [{"schemes": kw.get("schemes"), "repeats": kw.get("repeats"),
+                                 "figures": ",".join(f.id for f in figs), "started": now}]
+    ctx.pop("finished", None)
+    with open(path, "w") as fh:
+        json.dump(ctx, fh, indent=1)
+    return ctx
+
+
+def finish_batch(out):
+    """The last batch of OUT/context.json finished now (and the directory)."""
+    path, ctx = _context(out)
+    now = time.strftime("%Y-%m-%d %H:%M")
+    ctx["finished"] = now
+    if ctx.get("batches"):
+        ctx["batches"][-1]["finished"] = now
     with open(path, "w") as fh:
         json.dump(ctx, fh, indent=1)
     return ctx
@@ -199,10 +253,9 @@ def run(figs, out, mode, which, resume, rate_arg, repeat=None, engine="vm", jobs
     for cell, ch in (("wan", 3), ("dcn", 4)):
         if cell in rates:
             per_ch.update({"rate%d" % ch: rates[cell], "rate_arg%d" % ch: rate_arg})
-    write_context(out, mode=mode, schemes=which, kernel=os.uname().release,
-                  emulation="KVM" if os.environ.get("AFCD_VM_KVM") == "1" else "TCG",
-                  rate_arg=rate_arg, repeats=repeat or F.MODES[mode]["repeat"],
-                  started=time.strftime("%Y-%m-%d %H:%M"), **per_ch)
+    start_batch(out, figs, mode=mode, schemes=which, kernel=os.uname().release,
+                emulation="KVM" if os.environ.get("AFCD_VM_KVM") == "1" else "TCG",
+                rate_arg=rate_arg, repeats=repeat or F.MODES[mode]["repeat"], **per_ch)
     failed = 0
     for i, (f, s, rep) in enumerate(runs):
         rate = rates[f.cell]
@@ -225,7 +278,7 @@ def run(figs, out, mode, which, resume, rate_arg, repeat=None, engine="vm", jobs
             failed += 1
             continue
         say("    %s  (%.0f s)" % (scenario.one_line(res), time.time() - t0))
-    write_context(out, finished=time.strftime("%Y-%m-%d %H:%M"))
+    finish_batch(out)
     return failed
 
 
@@ -256,11 +309,11 @@ def run_ns3(figs, out, mode, which, resume, rate_arg, repeat, jobs):
             say("fig. %s under %s (repeat %d): kept" % (f.id, s, rep))
         else:
             todo.append((f, s, rep))
-    write_context(out, mode=mode, schemes=which, engine="ns3", kernel="ns-3 %s" % ns3.NS3_VERSION,
-                  emulation="ns-3 %s, simulated" % ns3.NS3_VERSION, rate_arg=rate_arg,
-                  repeats=repeat or F.MODES[mode]["repeat"], jobs=jobs,
-                  started=time.strftime("%Y-%m-%d %H:%M"),
-                  rate3=rates["wan"], rate4=rates["dcn"], mtu=ns3.MTU_TEXT)
+    start_batch(out, figs, mode=mode, schemes=which, engine="ns3",
+                kernel="ns-3 %s" % ns3.NS3_VERSION,
+                emulation="ns-3 %s, simulated" % ns3.NS3_VERSION, rate_arg=rate_arg,
+                repeats=repeat or F.MODES[mode]["repeat"], jobs=jobs,
+                rate3=rates["wan"], rate4=rates["dcn"], mtu=ns3.MTU_TEXT)
     say("reproduce: %d runs in ns-3, %d at a time" % (len(todo), jobs))
 
     def one(job):
@@ -287,7 +340,7 @@ def run_ns3(figs, out, mode, which, resume, rate_arg, repeat, jobs):
             say("[%d/%d] fig. %s under %s (repeat %d): %s  (%.0f s wall for %g s)" %
                 (i + 1, len(todo), f.id, s, rep, scenario.one_line(res), res["wall_s"],
                  res["sim_s"]))
-    write_context(out, finished=time.strftime("%Y-%m-%d %H:%M"))
+    finish_batch(out)
     return failed
 
 

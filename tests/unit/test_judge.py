@@ -5,6 +5,8 @@ against the project's, and the report written from JSON alone."""
 import json
 import os
 
+import pytest
+
 from testbed import figures as F
 from testbed import judge, reproduce
 
@@ -536,3 +538,32 @@ def test_a_scheme_run_beside_the_set_is_in_the_table(tmp_path):
     reproduce.judge_all(F.select("3.3"), str(tmp_path))
     md = (tmp_path / "fig3.3" / "fig3.3.md").read_text()
     assert "| SFB | - |" in md and "not run" in md
+
+
+def test_a_second_batch_into_a_directory_keeps_the_first_and_is_listed(tmp_path):
+    """Expected result: a batch of fig. 3.3's fq_codel run after a quick
+    batch of figs. 3.3-3.4 into the same directory leaves the directory's
+    mode, schemes (the set the judge plans for), repeats and start as the
+    first batch set them, updates what the second changed (the chapter's
+    rate), and lists both batches with their schemes and figures, each
+    finished. A batch of another mode or engine is refused with the
+    directory's reason and writes nothing."""
+    out = str(tmp_path)
+    reproduce.start_batch(out, [F.BY_ID["3.3"], F.BY_ID["3.4"]], mode="quick", schemes="quick",
+                          engine="ns3", repeats=1, rate3=1000.0)
+    reproduce.finish_batch(out)
+    reproduce.start_batch(out, [F.BY_ID["3.3"]], mode="quick", schemes="fq_codel",
+                          engine="ns3", repeats=3, rate3=500.0)
+    ctx = reproduce.finish_batch(out)
+    assert (ctx["mode"], ctx["schemes"], ctx["repeats"]) == ("quick", "quick", 1), ctx
+    assert ctx["rate3"] == 500.0 and ctx["started"] == ctx["batches"][0]["started"], ctx
+    assert [(b["schemes"], b["figures"], b["repeats"]) for b in ctx["batches"]] == \
+        [("quick", "3.3,3.4", 1), ("fq_codel", "3.3", 3)], ctx["batches"]
+    assert all("finished" in b for b in ctx["batches"]), ctx["batches"]
+    before = (tmp_path / "context.json").read_text()
+    assert "mode quick" in reproduce.batch_conflict(out, "default", "ns3")
+    assert "engine ns3" in reproduce.batch_conflict(out, "quick", "vm")
+    assert reproduce.batch_conflict(out, "quick", "ns3") is None
+    with pytest.raises(ValueError):
+        reproduce.start_batch(out, [F.BY_ID["3.3"]], mode="default", schemes="afcd", engine="ns3")
+    assert (tmp_path / "context.json").read_text() == before
