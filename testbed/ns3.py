@@ -14,6 +14,7 @@ both engines.
 """
 import json
 import os
+import random
 import subprocess
 import time
 
@@ -113,10 +114,24 @@ def available():
     return ""
 
 
+def start_jitter_s(seed, rtt_ms):
+    """How far, at most, a figure run's flows start after their schedule,
+    seconds: 0 for seed 1 (the registry's schedule exactly, the quick
+    mode's one run), one base RTT for seed 2 and later. ns-3 is
+    deterministic: a queue disc with no random element (pfifo, CoDel,
+    FqCoDel) under the same schedule gives the same run for every seed,
+    and the repeats of a figure would show no spread that the VM's
+    (processes started a scheduler's whim apart) or a testbed's show."""
+    return 0.0 if seed <= 1 else rtt_ms / 1e3
+
+
 def spec_text(scheme, rate_mbit, rtt_ms, duration_s, warmup_s, flows, short, wl, buffer_bdp,
-              target_ms, interval_ms, ecn, seed, tcp_series, mtu=MTU_TEXT, sack=SACK):
+              target_ms, interval_ms, ecn, seed, tcp_series, mtu=MTU_TEXT, sack=SACK,
+              jitter_s=0.0):
     """The run's description for afcd-sim (its stdin); mtu: the largest
-    Ethernet frame, bytes."""
+    Ethernet frame, bytes; jitter_s > 0: each long flow (each stream of a
+    group) starts U[0, jitter_s) seconds after its schedule, drawn from
+    random.Random(seed)."""
     cc = bottleneck.SENDER_CC.get(scheme)
     b = bottleneck.Bottleneck(None, None, scheme, rate_mbit, rtt_ms, buffer_bdp=buffer_bdp,
                               target_ms=target_ms, interval_ms=interval_ms, ecn=ecn,
@@ -141,6 +156,7 @@ def spec_text(scheme, rate_mbit, rtt_ms, duration_s, warmup_s, flows, short, wl,
     else:
         raise ValueError("scheme %s has no ns-3 counterpart (ns-3 runs: %s)" %
                          (scheme, ", ".join(SCHEMES)))
+    rng = random.Random(seed)
     for f in flows:
         for i in range(f.streams if f.proto == "tcp" else 1):
             name = f.name if f.streams <= 1 else "%s.%d" % (f.name, i)
@@ -148,7 +164,8 @@ def spec_text(scheme, rate_mbit, rtt_ms, duration_s, warmup_s, flows, short, wl,
             # one connection after the other, a handshake (one base RTT) apart
             lines.append("flow %s %s %d %s %s %g %g" % (
                 name, f.name, f.sender, cc or f.cc if f.proto == "tcp" else "-", f.proto,
-                f.rate_mbit or 0, f.start_s + i * rtt_ms / 1e3))
+                f.rate_mbit or 0, f.start_s + i * rtt_ms / 1e3 +
+                (rng.uniform(0.0, jitter_s) if jitter_s > 0 else 0.0)))
     # the VM's schedule (its seed, not the run's: one schedule for both engines)
     for t, size, d in shortflows.arrivals(short.rate_per_s, short.alpha, short.scale_bytes,
                                           short.max_bytes, duration_s, short.seed,
@@ -164,8 +181,10 @@ def run(name, scheme, rate_mbit, rtt_ms, duration_s, warmup_s, wl, buffer_bdp=1.
     out_dir as TAG-rK.json like scenario.run()'s, and returned."""
     flows = scenario._flows(wl.flows, rate_mbit)
     short = scenario._at(wl.short, rate_mbit)
+    jitter = start_jitter_s(seed, rtt_ms)
     text = spec_text(scheme, rate_mbit, rtt_ms, duration_s, warmup_s, flows, short, wl,
-                     buffer_bdp, target_ms, interval_ms, ecn, seed, tcp_series, mtu)
+                     buffer_bdp, target_ms, interval_ms, ecn, seed, tcp_series, mtu,
+                     jitter_s=jitter)
     t0 = time.time()
     p = subprocess.run([SIM], input=text, capture_output=True, text=True)
     if p.returncode:
@@ -180,6 +199,7 @@ def run(name, scheme, rate_mbit, rtt_ms, duration_s, warmup_s, wl, buffer_bdp=1.
                 "abi": abi.ABI, "short_spec": short.spec() if short else None,
                 "rto_min_ms": scenario._at(wl.rto_min_ms, rate_mbit),
                 "access_rate": wl.access_rate, "repeat": repeat, "valid": True, "mtu": mtu,
+                "start_jitter_s": jitter,
                 "invalid_reasons": [], "wall_s": round(time.time() - t0, 1),
                 "sim_wall_s": res.get("wall_s"),
                 "short": scenario.fct_summary(

@@ -170,3 +170,32 @@ def test_a_small_window_is_not_clocked_by_its_timeouts():
                   interval_ms=f.interval_ms(r), tcp_series=False)
     got = sorted(scenario.goodput_mbps(x, warm, dur) for x in res["flows"])
     assert len(got) == 9 and got[0] >= r / 9 / 3, got
+
+
+def test_repeats_differ_by_their_starts_and_seed_one_is_the_schedule():
+    """Expected result: seed 1 runs the workload's schedule exactly and is
+    deterministic (two runs under ns-3's pfifo give the same bytes per
+    flow); seeds 2 and 3 start each flow within one base RTT after its
+    schedule, at starts that differ, and their runs differ from seed 1's
+    (without it ns-3's pfifo, CoDel and FqCoDel give every seed the same
+    run, and repeats no spread)."""
+    import re
+    flows = scenario._flows(scenario.workload_of("cubic-udp").flows, RATE)
+
+    def starts(seed):
+        text = ns3.spec_text("pfifo", RATE, RTT, DUR, WARM, flows, None, None, 1.0, 5.0, 100.0,
+                             False, seed, False, jitter_s=ns3.start_jitter_s(seed, RTT))
+        return [float(x) for x in re.findall(r"^flow .* (\S+)$", text, re.M)]
+    sched = [f.start_s for f in flows]
+    assert starts(1) == sched and ns3.start_jitter_s(1, RTT) == 0.0
+    s2, s3 = starts(2), starts(3)
+    assert s2 != s3 and s2 != sched, (s2, s3)
+    assert all(a <= b < a + RTT / 1e3 for a, b in zip(sched, s2)), s2
+    assert all(a <= b < a + RTT / 1e3 for a, b in zip(sched, s3)), s3
+    by = {}
+    for seed in (1, 1, 2):
+        r = run("pfifo", seed)
+        assert r["start_jitter_s"] == ns3.start_jitter_s(seed, RTT)
+        by.setdefault(seed, []).append([f["bytes"] for f in r["flows"]])
+    assert by[1][0] == by[1][1], by
+    assert by[2][0] != by[1][0], by
