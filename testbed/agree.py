@@ -38,16 +38,25 @@ SCHEMES = ["pfifo", "kcodel", "fq_codel", "afcd"]
 
 
 def load(run):
-    """The bottleneck's offered load over what it sent, from a run's record:
-    (packets sent + packets dropped) / packets sent by the root queue disc
-    (its counters over the whole run, qdisc_stats[0]: HTB in the VM, the
-    queue disc in ns-3), >= 1.0; 1.05 is 5 % more arriving than leaving.
-    None without those counters. Drops by the AQM and at the limit count
-    alike; a TCP flow's retransmissions arrive again."""
-    q = (run.get("qdisc_stats") or [None])[0]
-    if not q or not q.get("packets") or q.get("drops") is None:
+    """The bottleneck's offered load over what it sent, from a run's record,
+    >= 1.0 (1.05: 5 % more arriving than leaving): under the datapath's
+    programs (afcd_stats.queue) (passed + aqm_drop + overlimit_drop) /
+    passed, the drops of the queue disc under them added; otherwise the
+    root queue disc's (sent + dropped) / sent packets (qdisc_stats[0]: HTB
+    in the VM, the queue disc in ns-3). Counters over the whole run; drops
+    by an AQM and at a limit count alike, and a TCP flow's retransmissions
+    arrive again. None without those counters or when nothing was sent."""
+    q = (run.get("qdisc_stats") or [None])[0] or {}
+    prog = (run.get("afcd_stats") or {}).get("queue")
+    if prog:
+        sent = prog.get("passed") or 0
+        drops = (prog.get("aqm_drop") or 0) + (prog.get("overlimit_drop") or 0) + \
+            (q.get("drops") or 0)
+    else:
+        sent, drops = q.get("packets") or 0, q.get("drops")
+    if not sent or drops is None:
         return None
-    return (q["packets"] + q["drops"]) / q["packets"]
+    return (sent + drops) / sent
 
 
 def metrics(run):

@@ -18,6 +18,22 @@ def test_load_is_arrivals_over_departures():
     assert agree.load({"qdisc_stats": [{"packets": 10}]}) is None
 
 
+def test_load_under_the_programs_counts_their_drops():
+    """Expected result: under the datapath's programs the drops are the
+    program's (aqm_drop, police drops among them, and overlimit_drop), not
+    the queue disc's under it: 900 passed, 90 dropped by the law, 10 at
+    the limit, and 0 or 100 more dropped by the queue disc under it are a
+    load of 1.111 or 1.222; without the queue disc's counters (ns-3's EDT
+    queue disc) the program's alone."""
+    prog = {"passed": 900, "aqm_drop": 90, "police_drop": 60, "overlimit_drop": 10}
+    assert abs(agree.load({"afcd_stats": {"queue": prog},
+                           "qdisc_stats": [{"packets": 900, "drops": 0}]}) - 1000 / 900) < 1e-9
+    assert abs(agree.load({"afcd_stats": {"queue": prog},
+                           "qdisc_stats": [{"packets": 900, "drops": 100}]}) - 1100 / 900) < 1e-9
+    assert abs(agree.load({"afcd_stats": {"queue": prog}, "qdisc_stats": [{}]}) -
+               1000 / 900) < 1e-9
+
+
 def test_flood_scale_multiplies_only_the_udp_flows():
     """Expected result: fig. 3.5's workload at 25 Mbit/s with its UDP flow
     scaled by 1.03 sends it at 25.75 Mbit/s; the CUBIC flow and the
