@@ -446,17 +446,28 @@ Run::BottleneckBytes() const
     return b + d->GetQueue()->GetNBytes();
 }
 
-/* ns-3's TCP set as Linux's hosts of the VM testbed run it. */
-void
-Run::SetTcpDefaults() const
+/* ns-3's TCP as the run sets it, as Linux's hosts of the VM testbed run
+ * it (TcpOf()); written to the result as "tcp" (JsonTcp()). */
+struct TcpSettings
 {
-    const Spec& s = m_s;
-    uint64_t bdp = static_cast<uint64_t>(s.rateMbit * 1e6 / 8 * s.rttMs / 1e3);
+    uint32_t segmentBytes; /* the IP MTU less IPv4, TCP and timestamps: 1448 at 1500 */
+    uint32_t delAckCount;  /* segments a delayed ACK covers */
+    double delAckMs;       /* the delayed ACK's timeout, ms */
+    uint32_t initialCwnd;  /* segments */
+    uint64_t bufBytes;     /* each socket's send and receive buffer, bytes */
+    double rtoMinMs;       /* ms */
+    bool sack;
+    bool ecn;
+    double mslS;           /* maximum segment lifetime (TIME_WAIT is 2 MSL), s */
+};
 
-    /* the IP MTU less IPv4, TCP and the timestamps option: 1448 at 1500 */
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(s.mtu - 52));
-    Config::SetDefault("ns3::PointToPointNetDevice::Mtu", UintegerValue(s.mtu));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
+TcpSettings
+TcpOf(const Spec& s)
+{
+    uint64_t bdp = static_cast<uint64_t>(s.rateMbit * 1e6 / 8 * s.rttMs / 1e3);
+    TcpSettings t{};
+    t.segmentBytes = s.mtu - 52;
+    t.delAckCount = 2;
     /* Linux's TCP_DELACK_MIN, 40 ms; ns-3's 200 ms held a flow whose window
      * fell to one segment at a segment per 200 ms for the rest of the run.
      * At most a quarter of the minimum RTO: Linux quick-acks the segment a
@@ -464,22 +475,18 @@ Run::SetTcpDefaults() const
      * a spurious timeout; ns-3 3.44 does neither, so a delayed ACK longer
      * than the RTO (chapter 4's stretched min_rto, 10 ms at 1 Gb/s) clocks
      * a small window by its timeouts: one segment per RTO, for good. */
-    double delack = s.delAckMs >= 0 ? s.delAckMs : std::min(40.0, s.rtoMinMs / 4);
-    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(
-                           static_cast<int64_t>(delack * 1e3))));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+    t.delAckMs = s.delAckMs >= 0 ? s.delAckMs : std::min(40.0, s.rtoMinMs / 4);
+    t.initialCwnd = 10;
     /* the socket buffers as the VM's hosts have them (testbed/topo.py:
      * tcp_rmem/tcp_wmem max 32 MB, of which Linux keeps about half for data,
      * the rest for skb overhead): 4 BDP, at least 256 KB, at most 16 MB of
      * data. The cap also bounds ns-3's send buffer, whose retransmission
      * path walks it as a list (TcpTxBuffer): uncapped, at 1 Gb/s and
      * 120 ms, that walk took 98 % of the run. */
-    uint64_t buf = s.sndbuf ? s.sndbuf
-                            : std::clamp<uint64_t>(4 * bdp, 1 << 18, uint64_t(16) << 20);
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(buf));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(buf));
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(s.rtoMinMs)));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(s.sack));
+    t.bufBytes = s.sndbuf ? s.sndbuf : std::clamp<uint64_t>(4 * bdp, 1 << 18, uint64_t(16) << 20);
+    t.rtoMinMs = s.rtoMinMs;
+    t.sack = s.sack;
+    t.ecn = s.ecn;
     /* TIME_WAIT of 1 s (2 MSL; Linux's is 60 s, ns-3's 240 s): ns-3 finds a
      * packet's socket by walking a list of every endpoint the node has
      * (Ipv4EndPointDemux), TIME_WAIT's included, and allocates ephemeral
@@ -488,9 +495,28 @@ Run::SetTcpDefaults() const
      * not done in 15 min, and the sender's 16,384 ports run out in 13 s. A
      * closed flow's port comes back after 13 s of arrivals at that rate,
      * long after any of its segments could. */
-    Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime", DoubleValue(0.5));
-    Config::SetDefault("ns3::TcpSocketBase::UseEcn",
-                       StringValue(s.ecn ? "On" : "Off"));
+    t.mslS = 0.5;
+    return t;
+}
+
+void
+Run::SetTcpDefaults() const
+{
+    const Spec& s = m_s;
+    const TcpSettings t = TcpOf(s);
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(t.segmentBytes));
+    Config::SetDefault("ns3::PointToPointNetDevice::Mtu", UintegerValue(s.mtu));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(t.delAckCount));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(
+                           static_cast<int64_t>(t.delAckMs * 1e3))));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(t.initialCwnd));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(t.bufBytes));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(t.bufBytes));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MicroSeconds(
+                           static_cast<int64_t>(t.rtoMinMs * 1e3))));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(t.sack));
+    Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime", DoubleValue(t.mslS));
+    Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue(t.ecn ? "On" : "Off"));
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(s.seed);
 }
@@ -841,6 +867,12 @@ Run::Json(double wallS) const
       << ",\"sim_s\":" << Num(m_s.durationS) << ",\"wall_s\":" << Num(wallS)
       << ",\"backlog_delay_ms\":" << Dist(m_backlogMs) << ",\"backlog_bytes_mean\":"
       << Num(m_backlogBytes.empty() ? NAN : bsum / m_backlogBytes.size());
+    const TcpSettings t = TcpOf(m_s);
+    o << ",\"tcp\":{\"segment_bytes\":" << t.segmentBytes << ",\"delack_count\":"
+      << t.delAckCount << ",\"delack_ms\":" << Num(t.delAckMs) << ",\"initial_cwnd\":"
+      << t.initialCwnd << ",\"buf_bytes\":" << t.bufBytes << ",\"rto_min_ms\":"
+      << Num(t.rtoMinMs) << ",\"sack\":" << (t.sack ? 1 : 0) << ",\"ecn\":" << (t.ecn ? 1 : 0)
+      << ",\"msl_s\":" << Num(t.mslS) << "}";
     JsonFlows(o);
     JsonShorts(o);
     if (m_afcd)

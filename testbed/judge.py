@@ -377,6 +377,26 @@ def table_markdown(fig, M, schemes):
     return "\n".join(lines)
 
 
+def ns3_tcp(runs):
+    """ns-3's TCP as a figure's runs set it (afcd-sim's "tcp" record), one
+    phrase, each setting with every value its runs had ("ECN off/on" where
+    DCTCP's runs differ); None when no run recorded it."""
+    ts = [r["tcp"] for r in runs if r.get("tcp")]
+    if not ts:
+        return None
+
+    def v(k, fmt="%g"):
+        return "/".join(fmt % x for x in sorted({t[k] for t in ts}))
+
+    def onoff(k):
+        return "/".join("on" if x else "off" for x in sorted({t[k] for t in ts}))
+    return ("SACK %s, ECN %s, initial window %s segments of %s bytes, a delayed ACK per %s "
+            "segments or after %s ms, minimum RTO %s ms, socket buffers %s bytes, MSL %s s"
+            % (onoff("sack"), onoff("ecn"), v("initial_cwnd"), v("segment_bytes"),
+               v("delack_count"), v("delack_ms"), v("rto_min_ms"), v("buf_bytes", "%d"),
+               v("msl_s")))
+
+
 def banner(fig, ctx):
     """The first lines of a figure's report: what was run, where, scaled how."""
     r = ctx.get("rate_mbit")
@@ -396,12 +416,15 @@ def banner(fig, ctx):
     where = ("ns-3 on the host (%s), the datapath's program on the simulated clock, "
              "%s-byte frames" % (ctx.get("emulation"), ctx.get("mtu", "?")) if ns3 else
              "a VM under %s, kernel %s" % (ctx.get("emulation", "TCG"), ctx.get("kernel", "?")))
+    tcp = ("" if not ns3 else
+           " ns-3's TCP: %s." % ctx["tcp"] if ctx.get("tcp") else
+           " ns-3's TCP: not recorded by these runs (as docs/NS3.md of their commit sets it).")
     return ("**Scaled reproduction, not a 10 Gb/s replication.** %g Mbit/s (%s), "
             "engine: %s, %s repeat(s) of %s s (warm-up %s s), mode %s. "
-            "%s. Depends on the absolute rate: %s." % (
+            "%s. Depends on the absolute rate: %s.%s" % (
                 r or 0, how, where,
                 ctx.get("repeats", "?"), ctx.get("duration_s", "?"), ctx.get("warmup_s", "?"),
-                ctx.get("mode", "?"), scale, fig.rate_notes or "-"))
+                ctx.get("mode", "?"), scale, fig.rate_notes or "-", tcp))
 
 
 def run_dates(M, schemes):
@@ -517,7 +540,8 @@ def summary_markdown(rows, ctx):
     variant from its own claims, and the tally with failures counted."""
     if ctx.get("engine") == "ns3":
         where = ("Scaled simulation in %s (the datapath's own program on the simulated "
-                 "clock, %s-byte frames, repeat K with seed K)" % (
+                 "clock, %s-byte frames, repeat K with seed K, repeats 2 and later with each flow "
+                 "started up to one base RTT after its schedule)" % (
                      ctx.get("emulation", "ns-3"), ctx.get("mtu", "?")))
         engine = ""
     else:

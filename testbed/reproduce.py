@@ -377,7 +377,8 @@ def judge_all(figs, out, which=None):
                     rate_arg=ctx.get("rate_arg%d" % f.chapter, ctx.get("rate_arg", "auto")),
                     duration_s=(runs[0]["duration_s"] if runs else None),
                     warmup_s=(runs[0]["warmup_s"] if runs else None),
-                    kernel=(runs[0]["kernel"] if runs else ctx.get("kernel")))
+                    kernel=(runs[0]["kernel"] if runs else ctx.get("kernel")),
+                    tcp=judge.ns3_tcp(runs))
         png = None
         if runs:
             try:

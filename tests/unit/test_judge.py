@@ -567,3 +567,23 @@ def test_a_second_batch_into_a_directory_keeps_the_first_and_is_listed(tmp_path)
     with pytest.raises(ValueError):
         reproduce.start_batch(out, [F.BY_ID["3.3"]], mode="default", schemes="afcd", engine="ns3")
     assert (tmp_path / "context.json").read_text() == before
+
+
+def test_an_ns3_report_states_the_tcp_its_runs_had():
+    """Expected result: a figure's ns-3 report gives the TCP settings its
+    runs recorded, each with every value the runs had (DCTCP's ECN on
+    beside the others' off); runs that recorded none give no settings
+    (None) and the report says they were not recorded, never a default;
+    a VM report says nothing of ns-3's TCP."""
+    tcp = {"segment_bytes": 8962, "delack_count": 2, "delack_ms": 40, "initial_cwnd": 10,
+           "buf_bytes": 16777216, "rto_min_ms": 200, "sack": 1, "ecn": 0, "msl_s": 0.5}
+    runs = [{"tcp": tcp}, {"tcp": dict(tcp, ecn=1)}, {}]
+    line = judge.ns3_tcp(runs)
+    assert "SACK on, ECN off/on" in line and "8962 bytes" in line, line
+    assert "a delayed ACK per 2 segments or after 40 ms" in line, line
+    assert "minimum RTO 200 ms" in line and "16777216 bytes" in line, line
+    assert judge.ns3_tcp([{}, {"tcp": None}]) is None
+    ctx = {"engine": "ns3", "rate_mbit": 1000.0, "rtt_ms": 120.0, "tcp": line}
+    assert line in judge.banner(F.BY_ID["3.5"], ctx)
+    assert "not recorded" in judge.banner(F.BY_ID["3.5"], dict(ctx, tcp=None))
+    assert "TCP" not in judge.banner(F.BY_ID["3.5"], {"rate_mbit": 25.0, "rtt_ms": 120.0})
