@@ -105,13 +105,19 @@ def report(cid, quote, fn, roles=()):
     return Check("report", cid, quote, fn, roles, own=False)
 
 
+# The rate (per chapter) and frame a figure's rate_notes are written for:
+# the VM's, as calibrated on these machines (docs/reproduction).
+NOTES_RATE_MBIT, NOTES_FRAME = {3: 25.0, 4: 8.0}, 1514
+
+
 class Figure:
     """One figure of the dissertation and how it is reproduced here.
     workload(R, mode) -> scenario.Workload; rtt_ms(R), target_ms(R),
     interval_ms(R): the cell's scaling; runs_of: the figure whose runs this
     one judges (their workloads are one); panels: the plot's layout
     (judge.plot); needs: features that must exist to run it; rate_notes:
-    which of its claims depend on the absolute rate; jain_window(duration):
+    which of its claims depend on the absolute rate, written for the VM's
+    rate of its chapter (NOTES_RATE_MBIT, NOTES_FRAME); jain_window(duration):
     (from, to) s for Jain and goodput, None: after the warm-up;
     extra_schemes: schemes run for this figure beyond the chapter's set
     (a figure that judges its runs, runs_of, may need them)."""

@@ -416,6 +416,12 @@ def banner(fig, ctx):
     where = ("ns-3 on the host (%s), the datapath's program on the simulated clock, "
              "%s-byte frames" % (ctx.get("emulation"), ctx.get("mtu", "?")) if ns3 else
              "a VM under %s, kernel %s" % (ctx.get("emulation", "TCG"), ctx.get("kernel", "?")))
+    notes = fig.rate_notes or "-"
+    at = F.NOTES_RATE_MBIT[fig.chapter]
+    if fig.rate_notes and (r != at or ns3):
+        notes = ("(written for the VM's %g Mbit/s and %d-byte frames; this run: %g Mbit/s, "
+                 "%s-byte frames) %s" % (at, F.NOTES_FRAME, r or 0,
+                                         ctx.get("mtu") or F.NOTES_FRAME, fig.rate_notes))
     tcp = ("" if not ns3 else
            " ns-3's TCP: %s." % ctx["tcp"] if ctx.get("tcp") else
            " ns-3's TCP: not recorded by these runs (as docs/NS3.md of their commit sets it).")
@@ -424,7 +430,7 @@ def banner(fig, ctx):
             "%s. Depends on the absolute rate: %s.%s" % (
                 r or 0, how, where,
                 ctx.get("repeats", "?"), ctx.get("duration_s", "?"), ctx.get("warmup_s", "?"),
-                ctx.get("mode", "?"), scale, fig.rate_notes or "-", tcp))
+                ctx.get("mode", "?"), scale, notes, tcp))
 
 
 def run_dates(M, schemes):

@@ -574,7 +574,9 @@ def test_an_ns3_report_states_the_tcp_its_runs_had():
     runs recorded, each with every value the runs had (DCTCP's ECN on
     beside the others' off); runs that recorded none give no settings
     (None) and the report says they were not recorded, never a default;
-    a VM report says nothing of ns-3's TCP."""
+    a VM report says nothing of ns-3's TCP. The figure's rate notes, whose
+    numbers are for the VM's 25 Mbit/s, say so in a report at another
+    rate, and only there."""
     tcp = {"segment_bytes": 8962, "delack_count": 2, "delack_ms": 40, "initial_cwnd": 10,
            "buf_bytes": 16777216, "rto_min_ms": 200, "sack": 1, "ecn": 0, "msl_s": 0.5}
     runs = [{"tcp": tcp}, {"tcp": dict(tcp, ecn=1)}, {}]
@@ -586,4 +588,9 @@ def test_an_ns3_report_states_the_tcp_its_runs_had():
     ctx = {"engine": "ns3", "rate_mbit": 1000.0, "rtt_ms": 120.0, "tcp": line}
     assert line in judge.banner(F.BY_ID["3.5"], ctx)
     assert "not recorded" in judge.banner(F.BY_ID["3.5"], dict(ctx, tcp=None))
-    assert "TCP" not in judge.banner(F.BY_ID["3.5"], {"rate_mbit": 25.0, "rtt_ms": 120.0})
+    vm = judge.banner(F.BY_ID["3.5"], {"rate_mbit": 25.0, "rtt_ms": 120.0})
+    assert "TCP" not in vm and "written for the VM's" not in vm, vm
+    # the rate notes are written for the VM's rate: said so at any other rate
+    assert "written for the VM's 25 Mbit/s and 1514-byte frames; this run: 1000 Mbit/s, " \
+        "9014-byte" in judge.banner(F.BY_ID["3.5"], dict(ctx, mtu=9014))
+    assert "written for" not in judge.banner(F.BY_ID["4.6"], {"rate_mbit": 8.0, "rtt_ms": 12.5})
