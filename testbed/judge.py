@@ -584,7 +584,9 @@ def summary_markdown(rows, ctx):
                 r["figure"], r["figure"], r["figure"], r["remedy_of"], r["title"], prem,
                 r["verdict"].get("text"), r["verdict"].get("project")))
     tally = tally_of(rows)
-    out += ["", "**Tally** (the 14 figures)."]
+    n = sum(1 for r in rows if not r.get("remedy_of"))
+    out += ["", "**Tally** (the %s)." % ("14 figures" if n == len(F.FIGURES) else
+                                          "%d figure%s judged here" % (n, "s" * (n != 1)))]
     for k, name in (("text", "The text's algorithm"), ("project", "The project's")):
         f, c = tally[k]["figures"], tally[k]["claims"]
         out.append("- %s: figures %s; own claims: %d passed, %d failed, %d tied, %d blocked "

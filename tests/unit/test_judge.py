@@ -275,7 +275,7 @@ def test_report_from_json_alone(tmp_path):
     assert "Scaled reproduction, not a 10 Gb/s replication" in md
     assert "| AFCD fair: " in md and "35 Mbit/s (calibrated)" in md
     top = (tmp_path / "reproduction.md").read_text()
-    assert "PASS" in top and "NOT-RUN" in top and "Tally" in top
+    assert "PASS" in top and "NOT-RUN" in top and "**Tally** (the 3 figures judged here)" in top
     again = reproduce.judge_all(figs, str(tmp_path))
     assert [r["verdict"] for r in again] == [r["verdict"] for r in rows]
     assert os.path.exists(tmp_path / "fig3.3" / "verdict.json")
