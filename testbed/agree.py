@@ -8,7 +8,7 @@ OUT/agreement.md and OUT/agreement.json; the ns-3 runs to OUT/figX.Y/.
 
   python3 -m testbed.agree [--vm-dir DIR] [--out DIR] [--figures 3.5,3.7]
                            [--schemes pfifo,kcodel,fq_codel,afcd] [--repeat K]
-                           [--flood-scale X]
+                           [--flood-scale X] [--judge]
 
 Beside the three metrics each engine's offered load at the bottleneck
 (load()): the same workload is not the same load when the engines count
@@ -59,16 +59,20 @@ def load(run):
     return (sent + drops) / sent
 
 
-def metrics(run):
-    d = run.get("backlog_delay_ms") or {}
-    return {"jain": run.get("jain"), "utilization": run.get("utilization"),
-            "delay_ms": d.get("mean"), "load": load(run)}
+def metrics(run, fig):
+    """A run's compared metrics as the judge computes them for fig
+    (judge.metrics(): Jain over the figure's window, utilization of what
+    was delivered in it, mean backlog delay), the same code for both
+    engines' records, and its load()."""
+    m = judge.metrics(run, fig)
+    return {"jain": m["jain"], "utilization": m["util"], "delay_ms": m["delay_mean"],
+            "load": load(run)}
 
 
-def mean_of(runs):
+def mean_of(runs, fig):
     out = {}
     for k in ("jain", "utilization", "delay_ms", "load"):
-        xs = [metrics(r)[k] for r in runs if metrics(r)[k] is not None]
+        xs = [x for x in (metrics(r, fig)[k] for r in runs) if x is not None]
         out[k] = statistics.mean(xs) if xs else None
     return out
 
@@ -118,10 +122,13 @@ def main(argv=None):
     ap.add_argument("--flood-scale", type=float, default=1.0,
                     help="ns-3's UDP flows at this many times their rate (0.5 .. 2)")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--judge", action="store_true",
+                    help="compare the ns-3 runs already in OUT (of the figures and schemes "
+                    "asked), run nothing")
     a = ap.parse_args(argv)
     if not 0.5 <= a.flood_scale <= 2.0:
         ap.error("--flood-scale %g: a factor of 0.5 .. 2" % a.flood_scale)
-    why = ns3.available()
+    why = None if a.judge else ns3.available()
     if why:
         sys.exit("testbed.agree: %s" % why)
     figs, schemes = a.figures.split(","), a.schemes.split(",")
@@ -144,6 +151,14 @@ def main(argv=None):
                                "dur": r0["duration_s"], "warm": r0["warmup_s"]}
             jobs += [(fig, s, rep) for rep in range(1, a.repeat + 1)]
     t0 = time.time()
+    if a.judge:
+        for (fig, s), c in cells.items():
+            c["ns3"] = [r for r in judge.load_runs(os.path.join(a.out, "fig" + fig))
+                        if r["scheme"] == s and r.get("engine") == "ns3"]
+        jobs = []
+        cells = {k: c for k, c in cells.items() if c["ns3"]}
+        if not cells:
+            sys.exit("testbed.agree --judge: no ns-3 run of those figures in %s" % a.out)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
         futs = {ex.submit(run_ns3, fig, s, cells[(fig, s)]["rate"], cells[(fig, s)]["dur"],
                           cells[(fig, s)]["warm"], rep, a.out, a.flood_scale): (fig, s)
@@ -156,12 +171,12 @@ def main(argv=None):
                                                           res["wall_s"]), flush=True)
     rows = []
     for (fig, s), c in cells.items():
-        vm, sim = mean_of(c["vm"]), mean_of(c["ns3"])
+        vm, sim = mean_of(c["vm"], F.BY_ID[fig]), mean_of(c["ns3"], F.BY_ID[fig])
         ok = {k: within(k, vm[k], sim[k]) for k in BOUNDS}
         rows.append({"figure": fig, "scheme": s, "rate_mbit": c["rate"], "vm": vm, "ns3": sim,
                      "agree": ok, "vm_runs": len(c["vm"]), "ns3_runs": len(c["ns3"]),
                      "vm_code": sorted({r.get("code") for r in c["vm"]}),
-                     "ns3_wall_s": [r["wall_s"] for r in c["ns3"]],
+                     "ns3_wall_s": [r.get("wall_s") or 0 for r in c["ns3"]],
                      "sim_s": c["dur"], "flood_scale": a.flood_scale})
     write(a.out, rows, time.time() - t0)
     return 0
