@@ -891,6 +891,7 @@ _add(Figure(
     rate_notes="Jain over the second half of the run (after the late group's start + 5 s)"))
 
 BY_ID_37 = next(f for f in FIGURES if f.id == "3.7")
+BY_ID_43 = next(f for f in FIGURES if f.id == "4.3")
 
 
 # ---- remedies: the plan's own, where the scaled rate breaks a premise -------------
@@ -906,10 +907,11 @@ REMEDIES = [
 ] + [
     Figure("4.3-b%d" % b, 4, "remedy for 4.3: drop-tail's buffer at %d BDP" % b,
            ["(REPRODUCTION.md, fig. 4.3: 'if not, sweep pfifo's buffer once over {1, 2, 4, 8} "
-            "BDP')"], workload=wl_outcast, panels="bars",
+            "BDP')"] + BY_ID_43.quotes, workload=wl_outcast, panels="bars",
            checks=[premise("outcast", "Drop-tail creates the TCP outcast problem",
                            lambda M, V: ratio_le(M, "pfifo", "ratio:s2/s1each", 0.5,
-                                                 "flow 7 / mean of flows 1-6"))],
+                                                 "flow 7 / mean of flows 1-6"))] +
+           [c for c in BY_ID_43.checks if c.needs == "outcast"],
            cell="dcn", rtt_ms=lambda r: 0.1 * k_of(r), buffer_bdp=float(b),
            target_ms=lambda r: 1.0 * k_of(r), interval_ms=lambda r: 5.0 * k_of(r),
            remedy_of="4.3")

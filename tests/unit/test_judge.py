@@ -421,6 +421,30 @@ def test_remedies_are_labelled_and_left_out_of_the_tally():
     assert sum(tally["text"]["figures"].values()) == 0
 
 
+def test_a_remedy_that_sets_up_the_premise_decides_the_claims():
+    """Expected result: fig. 4.3's remedy at 1 BDP, where drop-tail starves
+    flow 7 but RED does not (the figure's own premise would fail on RED):
+    the remedy's premise (drop-tail only, as the plan's sweep) passes and
+    fig. 4.3's claims are judged there: the text's AFCD with flow 7 at
+    0.3 of R/7 FAILs, the project's PASSes, and the remedy still counts in
+    no tally."""
+    runs = []
+    for s in ("pfifo", "red", "dctcp", "kcodel", "afcd-paper", "fall-paper", "afcd", "fall"):
+        seven = {"pfifo": R / 30, "afcd-paper": 0.3 * R / 7}.get(s, R / 7)
+        fl = [_flow("s1.%d" % i, "s1", R / 7) for i in range(6)] + [_flow("s2", "s2", seven)]
+        runs.append(_run("4.3-b1", s, 1, fl, rtt_ms=1.0))
+    fig = F.BY_ID["4.3-b1"]
+    assert [c.id for c in fig.checks] == ["outcast", "DCTCP fair", "AFCD fair", "FaLL fair",
+                                          "CoDel unfair"]
+    v, _ = judge.judge_figure(fig, runs, 1)
+    ch = _checks(v)
+    assert ch[("outcast", "both")] == "PASS"
+    assert ch[("AFCD fair", "text")] == "FAIL" and ch[("AFCD fair", "project")] == "PASS"
+    assert v["verdict"]["text"] == "PARTIAL" and v["verdict"]["project"] == "PASS", v["verdict"]
+    _, tally = judge.summary_markdown([v], {})
+    assert sum(tally["project"]["figures"].values()) == 0
+
+
 def test_the_summary_names_its_engine():
     """Expected result: a report of ns-3 runs says ns-3 and its frames,
     never TCG or a kernel; a report of VM runs names the kernel."""
