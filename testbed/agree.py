@@ -102,6 +102,21 @@ def scaled_floods(wl, x):
     return out
 
 
+def flood_scale_of(run, fig):
+    """The factor a run's UDP flows were sent at over what fig's workload
+    gives them at the run's rate (1.0 for a run without UDP), from each
+    flow's recorded configured_mbps, to 3 decimals; ValueError when the
+    run's UDP flows had different factors."""
+    want = {f.name: f.rate_mbit for f in
+            scenario._flows(F.BY_ID[fig].workload(run["rate_mbit"], "default").flows,
+                            run["rate_mbit"]) if f.proto == "udp"}
+    got = {round(fl["configured_mbps"] / want[fl["name"]], 3) for fl in run["flows"]
+           if fl.get("proto") == "udp" and fl.get("configured_mbps") and want.get(fl["name"])}
+    if len(got) > 1:
+        raise ValueError("%s %s: UDP flows at different scales %s" % (fig, run["scheme"], got))
+    return got.pop() if got else 1.0
+
+
 def run_ns3(fig, scheme, rate, dur, warm, rep, out, flood_scale=1.0):
     f = F.BY_ID[fig]
     wl = scaled_floods(f.workload(rate, "default"), flood_scale)
@@ -177,7 +192,8 @@ def main(argv=None):
                      "agree": ok, "vm_runs": len(c["vm"]), "ns3_runs": len(c["ns3"]),
                      "vm_code": sorted({r.get("code") for r in c["vm"]}),
                      "ns3_wall_s": [r.get("wall_s") or 0 for r in c["ns3"]],
-                     "sim_s": c["dur"], "flood_scale": a.flood_scale})
+                     "sim_s": c["dur"],
+                     "flood_scale": sorted({flood_scale_of(r, fig) for r in c["ns3"]})})
     write(a.out, rows, time.time() - t0)
     return 0
 
@@ -188,7 +204,7 @@ def fmt(x, nd):
 
 def write(out, rows, wall_s):
     os.makedirs(out, exist_ok=True)
-    scale = {r.get("flood_scale", 1.0) for r in rows}
+    scale = {x for r in rows for x in r.get("flood_scale", [1.0])}
     n = sum(1 for r in rows for v in r["agree"].values() if v)
     m = sum(1 for r in rows for v in r["agree"].values() if v is False)
     lines = ["# The engines side by side: ns-3 against the VM", "",

@@ -48,6 +48,24 @@ def test_flood_scale_multiplies_only_the_udp_flows():
     assert agree.scaled_floods(wl, 1.0) is wl
 
 
+def test_a_runs_flood_scale_is_read_from_the_run():
+    """Expected result: the scale a saved run was made with comes from its
+    UDP flow's configured rate against the figure's (25.65 of fig. 3.5's
+    25 Mbit/s: 1.026), whatever the command line comparing it says; a run
+    without UDP is at 1; two UDP flows at different scales are an error."""
+    udp = {"name": "udp", "proto": "udp", "configured_mbps": 25.65}
+    run = {"rate_mbit": 25.0, "scheme": "kcodel",
+           "flows": [{"name": "cubic", "proto": "tcp", "configured_mbps": None}, udp]}
+    assert agree.flood_scale_of(run, "3.5") == 1.026
+    assert agree.flood_scale_of(dict(run, flows=run["flows"][:1]), "3.5") == 1.0
+    try:
+        agree.flood_scale_of(dict(run, flows=[udp, dict(udp, configured_mbps=25.0)]), "3.5")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("two scales accepted")
+
+
 def _flow(name, mbps, start=0.0, dur=60.0):
     ser = [(t / 2, t / 2 + 0.5, mbps * 1e6) for t in range(int(2 * start), int(2 * dur))]
     return {"name": name, "group": name[:4], "cc": "cubic", "proto": "tcp",
