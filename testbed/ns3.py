@@ -91,9 +91,12 @@ MEASURED.update({(f, s, 1000.0): c
 
 def wall_per_sim_s(fig, scheme, rate):
     """The measured cost of a simulated second of fig under scheme at
-    rate (the nearest measured rate, scaled by the rate's ratio)."""
+    rate (the nearest measured rate, scaled by the rate's ratio); a
+    remedy not measured itself costs what the figure it remedies does."""
     from . import figures
     cell = figures.BY_ID[fig].cell
+    if not any(f == fig for f, _, _ in MEASURED) and figures.BY_ID[fig].remedy_of:
+        fig = figures.BY_ID[fig].remedy_of
     near = [(abs(r - rate), -c, r) for (f, sc, r), c in MEASURED.items()
             if f == fig and sc == scheme]
     if not near:   # the worst of the cell's measured figures at the nearest rate
