@@ -47,7 +47,10 @@ def metrics(res, fig):
       _p99 (the bottleneck's backlog as waiting time, ms), backlog_bytes,
       srtt_p90 (srtt - base RTT over the TCP series, ms), cwnd_ratio (time-
       mean cwnd of the cubic flow over the sack flow), guest_cpu, bpf_ns,
-      memlock, fct_p50 / _p99 (ms), n_long (FaLL's N, ours), t_half (4.8)."""
+      memlock, fct_p50 / _p99 (ms, of the short flows that completed),
+      short_stuck (the share, %, of short flows started at least STUCK_S before
+      the run's end that never completed), n_long (FaLL's N, ours), t_half
+      (4.8)."""
     d, w = res["duration_s"], res["warmup_s"]
     a, b = fig.jain_window(d) if fig.jain_window else (w, d)
     r = res["rate_mbit"]
@@ -95,11 +98,34 @@ def metrics(res, fig):
     sh = res.get("short") or {}
     m["fct_p50"] = (sh.get("fct_ms") or {}).get("p50")
     m["fct_p99"] = (sh.get("fct_ms") or {}).get("p99")
+    m["short_stuck"] = short_stuck(res)
     nl = [x.get("n_long") for x in res.get("afcd_series") or [] if w <= x["t"] <= d and
           x.get("n_long") is not None]
     m["n_long"] = sum(nl) / len(nl) if nl else None
     m["t_half"] = _t_half(res)
     return m
+
+
+# A short flow not done this long after its start has lost its connection
+# setup or its data more than once to timeouts (Linux's SYN timeout is 1 s,
+# ns-3's 3 s, each doubling; an FCT of the slowest VM runs is at most 11 s).
+STUCK_S = 10.0
+
+
+def short_stuck(res):
+    """The share (%, 0..100) of a run's short flows started at least
+    STUCK_S before its end that never completed; None without short flows."""
+    started = [s for s in res.get("short_flows") or [] if s[0] <= res["duration_s"] - STUCK_S]
+    if not started:
+        return None
+    return 100.0 * sum(1 for s in started if s[3] is None) / len(started)
+
+
+def silent_flows(res):
+    """The names of a run's long TCP flows that delivered no byte."""
+    return [f["name"] for f in res.get("flows") or []
+            if f.get("proto") == "tcp" and not f.get("bytes") and
+            not any(x[2] for x in f.get("series") or [])]
 
 
 def _t_half(res):
@@ -341,6 +367,10 @@ METRIC_COLUMNS = [("jain", "Jain", "%.3f"), ("util", "util", "%.2f"),
                   ("delay_mean", "delay mean ms", "%.1f"), ("delay_p99", "delay p99 ms", "%.1f")]
 
 
+SHORT_COLUMNS = [("fct_p50", "FCT p50 ms", "%.0f"), ("fct_p99", "FCT p99 ms", "%.0f"),
+                 ("short_stuck", "short flows not done in %g s, %%" % STUCK_S, "%.2f")]
+
+
 def table_markdown(fig, M, schemes):
     """mean ± sd over the valid runs, valid/runs, per scheme."""
     cols = list(METRIC_COLUMNS)
@@ -350,14 +380,15 @@ def table_markdown(fig, M, schemes):
              "3.5": [("share:cubic", "CUBIC/R", "%.2f"), ("share:udp", "UDP/R", "%.2f")],
              "3.7": [("ratio:cubic/sack", "CUBIC/SACK", "%.2f")],
              "3.8": [("ratio:cubic/sack", "CUBIC/SACK", "%.2f")],
-             "3.9": [("fct_p50", "FCT p50 ms", "%.0f"), ("fct_p99", "FCT p99 ms", "%.0f")],
+             "3.9": SHORT_COLUMNS,
              "3.10": [("guest_cpu", "guest CPU", "%.2f"), ("bpf_ns", "BPF ns/pkt", "%.0f"),
                       ("backlog_bytes", "backlog B", "%.0f"), ("memlock", "maps B", "%.0f")],
              "4.3": [("ratio:s2/s1each", "flow7/mean(1-6)", "%.2f"), ("share7", "flow7/(R/7)",
                                                                       "%.2f")],
-             "4.6": [("fct_p50", "FCT p50 ms", "%.0f"), ("n_long", "N_long", "%.1f")],
-             "4.7": [("fct_p50", "FCT p50 ms", "%.0f"), ("n_long", "N_long", "%.1f")],
-             "4.8": [("t_half", "late group t50% s", "%.1f"), ("n_long", "N_long", "%.1f")]}
+             "4.6": SHORT_COLUMNS + [("n_long", "N_long", "%.1f")],
+             "4.7": SHORT_COLUMNS + [("n_long", "N_long", "%.1f")],
+             "4.8": [("t_half", "late group t50% s", "%.1f")] + SHORT_COLUMNS +
+                    [("n_long", "N_long", "%.1f")]}
     cols += extra.get(fig.id, [])
     lines = ["| scheme | " + " | ".join(c[1] for c in cols) + " | valid |",
              "|---|" + "---|" * (len(cols) + 1)]
@@ -477,6 +508,14 @@ def figure_markdown(fig, verdict, M, schemes, ctx, png=None):
     if sanity:
         out += ["**The baselines as themselves**", ""]
         out += ["- %s: %s" % (LABELS.get(s, s), text) for s, ok, text in sanity] + [""]
+    silent = [(s, r.get("repeat"), silent_flows(r)) for s in schemes for r in M.by.get(s, [])]
+    silent = [x for x in silent if x[2]]
+    if silent:
+        out += ["**Long flows that delivered nothing** (in the whole run; each counts "
+                "as 0 in its run's Jain)", ""]
+        out += ["- %s run %s: %d of its long flows (%s)" % (
+            LABELS.get(s, s), k, len(names), ", ".join(names)) for s, k, names in silent]
+        out += [""]
     if M.excluded:
         out += ["**Runs excluded by rule** (judge.excluded_by_rule(); no run is removed by "
                 "hand)", ""]

@@ -618,3 +618,24 @@ def test_an_ns3_report_states_the_tcp_its_runs_had():
     assert "written for the VM's 25 Mbit/s and 1514-byte frames; this run: 1000 Mbit/s, " \
         "9014-byte" in judge.banner(F.BY_ID["3.5"], dict(ctx, mtu=9014))
     assert "written for" not in judge.banner(F.BY_ID["4.6"], {"rate_mbit": 8.0, "rtt_ms": 12.5})
+
+
+def test_short_flows_that_never_complete_and_silent_long_flows_are_shown():
+    """Expected result (fig. 4.7's tree): a run whose short flows started
+    10 s or more before its end include 1 of 4 that never completed shows
+    25 % "not done" (a flow started 5 s before the end and still running
+    is not counted); its FCT percentiles are of the completed flows; a long
+    flow that delivered no byte is listed by name in the figure's page."""
+    fl = [_flow("s%d" % i, "long", R / 8) for i in range(7)] + \
+        [dict(_flow("s7", "long", 0.0), bytes=0)]
+    shorts = [[1.0, 5000, "U", 0.01], [2.0, 5000, "U", 0.02], [3.0, 5000, "U", None],
+              [4.0, 5000, "U", 3.01], [115.0, 5000, "U", None]]
+    run = _run("4.7", "fall", 1, fl, short_flows=shorts,
+               short={"fct_ms": {"p50": 20.0, "p99": 3010.0}})
+    m = judge.metrics(run, F.BY_ID["4.7"])
+    assert m["short_stuck"] == 25.0 and m["fct_p99"] == 3010.0, m
+    assert judge.silent_flows(run) == ["s7"]
+    v, M = judge.judge_figure(F.BY_ID["4.7"], [run], 1)
+    md = judge.figure_markdown(F.BY_ID["4.7"], v, M, ["fall"], {"rate_mbit": R})
+    assert "short flows not done in 10 s, %" in md and "| 25.00 |" in md
+    assert "- FaLL run 1: 1 of its long flows (s7)" in md
