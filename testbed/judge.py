@@ -408,6 +408,11 @@ def table_markdown(fig, M, schemes):
     return "\n".join(lines)
 
 
+# ns-3 3.44's TcpSocket defaults (ConnTimeout, ConnCount, DataRetries), which
+# runs made before afcd-sim set and recorded them had
+NS3_DEFAULT_TCP = {"syn_timeout_ms": 3000, "syn_retries": 6, "data_retries": 6}
+
+
 def ns3_tcp(runs):
     """ns-3's TCP as a figure's runs set it (afcd-sim's "tcp" record), one
     phrase, each setting with every value its runs had ("ECN off/on" where
@@ -417,7 +422,8 @@ def ns3_tcp(runs):
         return None
 
     def v(k, fmt="%g"):
-        return "/".join(fmt % x for x in sorted({t[k] for t in ts}))
+        return "/".join(fmt % (x if x is not None else NS3_DEFAULT_TCP[k])
+                        for x in sorted({t.get(k) for t in ts}, key=lambda x: (x is None, x)))
 
     def onoff(k):
         return "/".join("on" if x else "off" for x in sorted({t[k] for t in ts}))
@@ -425,7 +431,9 @@ def ns3_tcp(runs):
             "segments or after %s ms, minimum RTO %s ms, socket buffers %s bytes, MSL %s s"
             % (onoff("sack"), onoff("ecn"), v("initial_cwnd"), v("segment_bytes"),
                v("delack_count"), v("delack_ms"), v("rto_min_ms"), v("buf_bytes", "%d"),
-               v("msl_s")))
+               v("msl_s")) +
+            ", SYN timeout %s ms (%s retries), %s retries of a segment" % (
+                v("syn_timeout_ms"), v("syn_retries"), v("data_retries")))
 
 
 def banner(fig, ctx):

@@ -608,6 +608,9 @@ def test_an_ns3_report_states_the_tcp_its_runs_had():
     assert "SACK on, ECN off/on" in line and "8962 bytes" in line, line
     assert "a delayed ACK per 2 segments or after 40 ms" in line, line
     assert "minimum RTO 200 ms" in line and "16777216 bytes" in line, line
+    assert "SYN timeout 3000 ms (6 retries), 6 retries of a segment" in line, line
+    new = dict(tcp, syn_timeout_ms=1000, syn_retries=6, data_retries=15)
+    assert "SYN timeout 1000 ms (6 retries), 15 retries of a segment" in judge.ns3_tcp([{"tcp": new}])
     assert judge.ns3_tcp([{}, {"tcp": None}]) is None
     ctx = {"engine": "ns3", "rate_mbit": 1000.0, "rtt_ms": 120.0, "tcp": line}
     assert line in judge.banner(F.BY_ID["3.5"], ctx)
