@@ -166,11 +166,18 @@ def calibrate_cell(cell, out, mode, resume):
 
 
 def _context(out):
+    """(path, the dict) of OUT/context.json; {} when there is none."""
     path = os.path.join(out, "context.json")
     if not os.path.exists(path):
         return path, {}
     with open(path) as fh:
         return path, json.load(fh)
+
+
+def _write_context(path, ctx):
+    """The one writer of a directory's context.json."""
+    with open(path, "w") as fh:
+        json.dump(ctx, fh, indent=1)
 
 
 # What a directory's first batch fixes for every later one: its mode and
@@ -214,8 +221,7 @@ def start_batch(out, figs, **kw):
     ctx["batches"] = batches + [{"schemes": kw.get("schemes"), "repeats": kw.get("repeats"),
                                  "figures": ",".join(f.id for f in figs), "started": now}]
     ctx.pop("finished", None)
-    with open(path, "w") as fh:
-        json.dump(ctx, fh, indent=1)
+    _write_context(path, ctx)
     return ctx
 
 
@@ -226,8 +232,7 @@ def finish_batch(out):
     ctx["finished"] = now
     if ctx.get("batches"):
         ctx["batches"][-1]["finished"] = now
-    with open(path, "w") as fh:
-        json.dump(ctx, fh, indent=1)
+    _write_context(path, ctx)
     return ctx
 
 
@@ -347,8 +352,7 @@ def run_ns3(figs, out, mode, which, resume, rate_arg, repeat, jobs):
 def judge_all(figs, out, which=None):
     """Judge and plot figs from the JSONs under out (host side); writes the
     per-figure reports and the top-level one. Returns the summary rows."""
-    ctxp = os.path.join(out, "context.json")
-    ctx = json.load(open(ctxp)) if os.path.exists(ctxp) else {}
+    _, ctx = _context(out)
     mode = ctx.get("mode", "default")
     which = which or ctx.get("schemes", "default")
     repeats = ctx.get("repeats", F.MODES[mode]["repeat"])
