@@ -76,6 +76,8 @@ struct afcd_fair {
 	__u32 mice_samples;   /* the mice aggregate's samples */
 	__u64 gt_ns;          /* FaLL's global target */
 	__u64 fair_rate_bps;  /* 0: nobody policed */
+	__u64 mice_floor_bps; /* the mice aggregate is never held below this
+			       * (afcd_mice_floor_bps() of the link's rate) */
 	__u64 crowd_gate_ns;  /* the policer's gate near the water level (afcd_gate_step());
 			       * 0: the base gate only */
 	__u8  stale;
@@ -107,7 +109,8 @@ AFCD_INLINE __u64 afcd_fall_fallback_gt(const struct afcd_config *c, __u64 rate_
 }
 
 /* rate_bps: the link's (afcd_rate_of(): the rate parameter, or the
- * qdisc's measured rate; 0 while unknown: no fallback policer); n_active:
+ * qdisc's measured rate; 0 while unknown: no fallback policer, no mice
+ * floor); n_active:
  * N, the entities holding samples (q->n_active); n_mice: the mice
  * aggregate's samples now (q->agg[AFCD_AGG_MICE].m_i), what a mouse is
  * judged and policed by, fresh estimate or not; gc: the interface's cache
@@ -117,6 +120,7 @@ AFCD_INLINE void afcd_fair_now(const struct afcd_config *c, const struct afcd_es
 			       struct afcd_gt_cache *gc, struct afcd_fair *fs)
 {
 	fs->mice_samples = n_mice;
+	fs->mice_floor_bps = afcd_mice_floor_bps(rate_bps);
 	if (e && e->m_fair && (__s64)(now - e->heartbeat_ns) <= (__s64)c->stale_after_ns) {
 		fs->m_fair = e->m_fair;
 		fs->waterline = e->waterline;
@@ -321,8 +325,11 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 	if ((in->traits & AFCD_T_POLICE) && (c->flags & AFCD_F_POLICE) && fs->fair_rate_bps &&
 	    (mouse ? fs->mice_samples : m_i) > fs->waterline) {
 		__u32 me = mouse ? fs->mice_samples : m_i;
+		/* the mice together are never held below their floor */
+		__u64 fair = mouse && fs->mice_floor_bps > fs->fair_rate_bps ?
+			     fs->mice_floor_bps : fs->fair_rate_bps;
 
-		in->police_tx_ns = afcd_tx_ns(in->len, afcd_police_rate_bps(fs->fair_rate_bps, me,
+		in->police_tx_ns = afcd_tx_ns(in->len, afcd_police_rate_bps(fair, me,
 									   fs->waterline));
 		if (!in->police_tx_ns)
 			in->police_tx_ns = 1;

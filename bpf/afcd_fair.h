@@ -377,6 +377,25 @@ AFCD_INLINE __u64 afcd_gate_step(__u64 gate_ns, __u64 base_ns, __u64 dt_ns, __u6
 	return gate_ns - (fall ? fall : gate_ns > base_ns);
 }
 
+/* The mice aggregate's floor: the rate below which the policer never
+ * holds the mice (young flows, afcd_is_mouse()), rate_bps / 8, bits/s
+ * (0 for an unknown rate). The aggregate is one entity of the water
+ * level, so that a sender that makes a new 5-tuple a packet is held as
+ * one; held to one fair rate, a link's short flows were held too. In
+ * ns-3 at 1 Gbit/s (figs. 4.7 and 4.8: 40 long CUBIC flows and 1,235
+ * short flows a second, 5 % of the link, two fair shares) the policer
+ * dropped their SYNs and first segments: 0.5 % of the short flows started
+ * 10 s before the end never completed, their FCT p99 was 3 s of SYN
+ * timeouts, and under FaLL 6 of 20 long flows that started late never
+ * got going. Held to the floor instead, a sender rotating 5-tuples gets
+ * at most an eighth of the link where per-flow queues (fq_codel) give it
+ * one queue per 5-tuple. Source: docs/ALGORITHM.md sec. 3a. */
+#define AFCD_MICE_FLOOR_DIV 8
+AFCD_INLINE __u64 afcd_mice_floor_bps(__u64 rate_bps)
+{
+	return rate_bps / AFCD_MICE_FLOOR_DIV;
+}
+
 /* The rate the policer holds an entity of m samples to, above the water
  * level: the fair rate, and 9/8 of it for an entity within 1/8 above the
  * level (AFCD_POLICE_BAND_DIV). A responsive flow's sawtooth peaks above

@@ -1309,6 +1309,68 @@ static void test_burst_share(void)
 	CHECK(b >= 499000000 && b <= 500000000, "half of 1 s: %u", b);
 }
 
+/* One packet of a young flow (a new entry, afcd_is_mouse()), or of own
+ * (a flow of 200 samples, above the water level) when given, every
+ * `every` steps of 125 us over n steps, each behind a standing queue of
+ * 20 ms (the EDT clock set ahead: above the policer's gate, below the
+ * horizon). Returns the packets passed. */
+static __u64 mice_run(const struct afcd_config *c, struct afcd_est *e, struct afcd_queue *q,
+		      __u64 *now, int n, int every, struct afcd_flow *own)
+{
+	struct afcd_flow f;
+	__u64 t, passed = 0;
+	int i;
+
+	for (i = 0; i < n; i += every, *now += 125000ULL * every) {
+		e->heartbeat_ns = *now;
+		q->t_last_ns = *now + 20000000ULL;
+		memset(&f, 0, sizeof(f));
+		passed += decide_one(c, e, q, own ? own : &f, own ? 200 : 0, *now, 1500, &t) ==
+			  AFCD_V_PASS;
+	}
+	return passed;
+}
+
+/* Expected result: 20 entities share a 100 Mbit/s link (fair rate 5
+ * Mbit/s) behind a standing queue; the mice aggregate, above the water
+ * level, is held to its floor, an eighth of the link
+ * (afcd_mice_floor_bps()), never to the fair rate: young flows (a new
+ * entry for each packet) at 9.6 Mbit/s, two shares, all pass; a sender
+ * making a new 5-tuple for each packet at 48 Mbit/s is held to 12.5
+ * Mbit/s, plus its lead (50 ms of it), the rest dropped by the policer;
+ * a flow of its own above the level at 9.6 Mbit/s is held to the fair
+ * rate, 5 Mbit/s (the policer and the law drop the rest). */
+static void test_mice_floor(void)
+{
+	struct afcd_config c = cfg(AFCD_ALGO_AFCD, 100000000ULL);
+	struct afcd_est e = { .heartbeat_ns = 1, .m_fair = 100, .waterline = 100,
+			      .fair_rate_bps = 5000000ULL };
+	struct afcd_queue q = { .n_active = 20 };
+	struct afcd_flow own = {0};
+	__u64 now = 1000000ULL, passed, drops;
+
+	CHECK_EQ(afcd_mice_floor_bps(100000000ULL), 12500000ULL);
+	CHECK_EQ(afcd_mice_floor_bps(0), 0);
+	q.agg[AFCD_AGG_MICE].m_i = 200;           /* two shares of the ring */
+	passed = mice_run(&c, &e, &q, &now, 80000, 10, NULL);   /* 10 s, 8,000 packets */
+	CHECK_EQ(passed, 8000);
+	CHECK_EQ(q.stats[AFCD_S_POLICE_DROP], 0);
+	q.agg[AFCD_AGG_MICE].m_i = 1000;
+	passed = mice_run(&c, &e, &q, &now, 80000, 2, NULL);    /* 48 Mbit/s, 40,000 */
+	/* 10 s at 12.5 Mbit/s: 10,417 frames, + a lead of 50 ms: 52 */
+	CHECK(passed >= 10417 - 100 && passed <= 10417 + 100, "rotating sender passed %llu",
+	      (unsigned long long)passed);
+	CHECK(q.stats[AFCD_S_POLICE_DROP] >= 40000 - 10417 - 100, "police drops %llu",
+	      (unsigned long long)q.stats[AFCD_S_POLICE_DROP]);
+	drops = q.stats[AFCD_S_AQM_DROP];
+	passed = mice_run(&c, &e, &q, &now, 80000, 10, &own);   /* 9.6 Mbit/s of one flow */
+	/* 10 s at 5 Mbit/s: 4,167 frames */
+	CHECK(passed >= 4167 - 300 && passed <= 4167 + 150, "flow of its own passed %llu",
+	      (unsigned long long)passed);
+	CHECK(q.stats[AFCD_S_AQM_DROP] - drops + passed == 8000, "own flow: %llu dropped",
+	      (unsigned long long)(q.stats[AFCD_S_AQM_DROP] - drops));
+}
+
 static void test_decide_policer(void)
 {
 	/* the defaults: target 5 ms, interval and horizon 100 ms, police on */
@@ -2200,6 +2262,7 @@ int main(int argc, char **argv)
 	TEST(test_fall_fallback_cached);
 	TEST(test_burst_share);
 	TEST(test_decide_policer);
+	TEST(test_mice_floor);
 	TEST(test_decide_police_mark_once);
 	TEST(test_crowd_gate);
 	TEST(test_codel_state_queue);
