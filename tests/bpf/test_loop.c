@@ -424,6 +424,27 @@ static int loop_churn(struct loop_cfg *c, struct loop_flow *f, int n_cubic, int 
 	return n;
 }
 
+/* loop_churn() on the churn tests' link (100 Mbit/s, 50 ms, every flow
+ * from the start, the first 6 s warm-up, a 2,048-entry flow table) for
+ * secs under algo, printed under "ALGO, label" (what gets it). */
+static int churn_100m(__u32 algo, double secs, struct loop_flow *f, int n_cubic, int flood,
+		      double churn_bps, const char *label, char *what, size_t wlen,
+		      struct loop_res *r)
+{
+	struct loop_cfg c = demo_cfg(algo, 0.050);
+	int n;
+
+	c.rate_bps = 100e6;
+	c.late_mean_s = 0;
+	c.secs = secs;
+	c.warm_s = 6;
+	n = loop_churn(&c, f, n_cubic, flood, 100000, churn_bps, 2048, r);
+	snprintf(what, wlen, "%s, %s", afcd_algo_name(algo), label);
+	if (n > 0)
+		loop_print(what, f, n, r);
+	return n;
+}
+
 /* Expected result: a churn of 10^5 one-datagram flows, 50 times the flow
  * table's 2,048 entries, so that every churn packet evicts an entry (one
  * every 26 us: a flow silent for 52 ms loses its own), beside 8 CUBIC
@@ -441,23 +462,16 @@ static void test_loop_churn(void)
 	unsigned a;
 
 	for (a = 0; a < 2; a++) {
-		struct loop_cfg c = demo_cfg(algos[a], 0.050);
 		struct loop_res r;
 		double share_bps;
 		__u64 churn_sent;
 		char what[64];
 		int i, n;
 
-		c.rate_bps = 100e6;
-		c.late_mean_s = 0;
-		c.secs = 20;
-		c.warm_s = 6;
-		n = loop_churn(&c, f, 8, 1, 100000, 20e6, 2048, &r);
+		n = churn_100m(algos[a], 20, f, 8, 1, 20e6, "churn 10^5", what, sizeof(what), &r);
 		if (n < 0)
 			return;
-		snprintf(what, sizeof(what), "%s, churn 10^5", afcd_algo_name(algos[a]));
-		loop_print(what, f, n, &r);
-		share_bps = c.rate_bps / n;  /* the long flows, and the churn as one */
+		share_bps = 100e6 / n;  /* the long flows, and the churn as one */
 		churn_sent = f[n - 1].sent;
 		CHECK(r.jain >= 0.95, "%s: jain %.3f", what, r.jain);
 		for (i = 0; i < 8; i++)
@@ -488,20 +502,14 @@ static void test_loop_mice_below_floor(void)
 	unsigned a;
 
 	for (a = 0; a < 2; a++) {
-		struct loop_cfg c = demo_cfg(algos[a], 0.050);
 		struct loop_res r;
 		char what[64];
 		int n;
 
-		c.rate_bps = 100e6;
-		c.late_mean_s = 0;
-		c.secs = 16;
-		c.warm_s = 6;
-		n = loop_churn(&c, f, 16, 0, 100000, 10e6, 2048, &r);
+		n = churn_100m(algos[a], 16, f, 16, 0, 10e6, "mice at 10 Mbit/s", what,
+			       sizeof(what), &r);
 		if (n < 0)
 			return;
-		snprintf(what, sizeof(what), "%s, mice at 10 Mbit/s", afcd_algo_name(algos[a]));
-		loop_print(what, f, n, &r);
 		CHECK(r.jain >= 0.95, "%s: jain %.3f", what, r.jain);
 		CHECK(f[n - 1].goodput_bps >= 0.90 * 10e6, "%s: churn %.2f Mbit/s", what,
 		      f[n - 1].goodput_bps / 1e6);
