@@ -254,9 +254,10 @@ enum afcd_cfg_flags {
 	 * sample in the shadow buffer ("mice") share one aggregate clock
 	 * (struct afcd_queue.mice_vt_ns), so a sender that rotates ports or
 	 * spoofs sources is held like one flow, at no less than an eighth of
-	 * the link (afcd_mice_floor_bps(): the link's short flows). The CoDel law alone raises
-	 * a flow's drop rate as sqrt(count)/interval and cannot hold a
-	 * non-responsive flow (docs/ALGORITHM.md sec. 3a, the fairness module). */
+	 * the link (afcd_mice_floor_bps(): the link's short flows). The CoDel
+	 * law alone raises a flow's drop rate as sqrt(count)/interval and
+	 * cannot hold a non-responsive flow (docs/ALGORITHM.md sec. 3a, the
+	 * fairness module). */
 	AFCD_F_POLICE       = 1u << 2,
 	/* isolate (ALGORITHM.md sec. 3): the key the fair share is computed
 	 * on. Neither bit: the 5-tuple (flows, the dissertation's default).
