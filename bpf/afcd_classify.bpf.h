@@ -421,6 +421,7 @@ __attribute__((noinline)) int afcd_judge_inputs(const struct afcd_config *cfg,
 	afcd_inputs(cfg, &fs, f->m_i,
 		    afcd_is_mouse(f->m_i, f->bytes, cfg->sample_bytes, f->born, in->now_ns,
 				  cfg->window_ns),
+		    afcd_opening(f->bytes, cfg->mtu_bytes),
 		    in->law == AFCD_LAW_AFD ? afcd_rng_next(&f->rng) & 0xffff : 0, in);
 	return 0;
 }

@@ -36,7 +36,8 @@ struct afcd_in {
 	__u64 target_i_ns;    /* afcd/fall: per-flow target (AFCD_TARGET_INF: never) */
 	__u64 ce_threshold_ns;
 	__u64 police_tx_ns;   /* len at the fair rate; 0 = the policer is off */
-	__u64 police_lead_ns; /* how far a flow may run ahead of its fair-rate clock */
+	__u64 police_lead_ns; /* how far a flow may run ahead of its fair-rate clock
+			       * (two leads for a mouse's opening, afcd_opening()) */
 	__u64 police_band_ns; /* the band past the lead where a flow is dropped once an
 			       * interval (afcd_police_band_ns()); 0: none */
 	__u64 police_gate_ns; /* the policer holds a flow only while the packet's sojourn
@@ -288,12 +289,32 @@ AFCD_INLINE int afcd_is_mouse(__u32 m_i, __u64 bytes, __u64 sample_bytes, __u32 
 	       afcd_flow_young(born, now_ns, window_ns);
 }
 
+/* A flow's opening: a packet of an entry that has admitted fewer than
+ * mtu_bytes before it (bytes: afcd_flow.bytes; mtu_bytes: the config's),
+ * its SYN and first segment, or its first GSO aggregate; a new entry's
+ * first packet always is. A mouse's opening gets a second lead on the
+ * mice aggregate's clock (afcd_inputs()), so that a flow's first packets
+ * are not dropped because other young flows ran the aggregate past its
+ * lead. In ns-3 at 1 Gbit/s (figs. 4.7 and 4.8: 40 long CUBIC flows and
+ * 1,235 short flows a second, mice at two fair shares, under the floor)
+ * the aggregate's clock past its lead dropped SYNs: 0.6-1.2 % of the
+ * short flows took a SYN timeout, 1 s (docs/NS3.md). fq_codel gives a
+ * new flow its first quantum ahead of the others in the same way (RFC
+ * 8290 sec. 4.1, the new-flows list). Returns 1 for an opening, else 0.
+ * Source: docs/ALGORITHM.md sec. 3a (mice as one flow). */
+AFCD_INLINE int afcd_opening(__u64 bytes, __u32 mtu_bytes)
+{
+	return bytes < mtu_bytes;
+}
+
 /* Fill in for a packet of a flow (or an aggregate, afcd_maps.h) holding
- * m_i samples, a mouse or not (afcd_is_mouse()), by the algo's law.
+ * m_i samples, a mouse or not (afcd_is_mouse()), the flow's opening or
+ * not (afcd_opening(); it counts for a mouse only), by the algo's law.
  * rand16: uniform on [0, 2^16) (the AFD coin). in->now_ns, len, tx_ns,
  * law, traits and the config copies are set by afcd_in_init(). */
 AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair *fs,
-			     __u32 m_i, int mouse, __u32 rand16, struct afcd_in *in)
+			     __u32 m_i, int mouse, int opening, __u32 rand16,
+			     struct afcd_in *in)
 {
 	if (in->law == AFCD_LAW_NONE)
 		return;
@@ -340,6 +361,14 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 		in->police_lead_ns = c->interval_ns < c->horizon_ns / 2 ? c->interval_ns :
 				     c->horizon_ns / 2;
 		in->police_band_ns = afcd_police_band_ns(in->police_lead_ns, me, fs->waterline);
+		/* a mouse's opening passes up to two leads ahead of the mice
+		 * clock, the others up to one: young flows past their opening
+		 * (a flow in slow start, a large transfer) hold the clock near
+		 * one lead and are dropped there first. A sender that makes
+		 * every packet a new flow's opening is held to the floor as
+		 * before, with a burst of two leads. */
+		if (mouse && opening)
+			in->police_lead_ns *= 2;
 		in->police_gate_ns = afcd_police_gate_ns(c->target_ns, in->law_target_ns);
 		/* an entity near the level (a crowd's flow, afcd_gate_step())
 		 * waits for the crowd gate; one far above it (a flood) does not */

@@ -268,7 +268,7 @@ static void test_afd_ecn_marks_near_share_only(void)
 		/* a new flow (no bytes yet); rand16 0: the coin drops if p > 0 */
 		afcd_inputs(&c, &fs, k[i].m_i,
 			    afcd_is_mouse(k[i].m_i, 0, c.sample_bytes, afcd_flow_born(1000), 1000,
-					  c.window_ns), 0, &in);
+					  c.window_ns), 1, 0, &in);
 		CHECK_EQ(in.afd_drop, k[i].drop);
 		CHECK_EQ(afcd_law_marks(&in), k[i].marks);
 	}
@@ -1235,7 +1235,7 @@ static __u32 decide_pkt(const struct afcd_config *c, const struct afcd_est *e,
 	afcd_inputs(c, &fs, m_i,
 		    afcd_is_mouse(m_i, f ? f->bytes : 0, c->sample_bytes,
 				  f && f->born ? f->born : afcd_flow_born(now), now, c->window_ns),
-		    0, &in);
+		    afcd_opening(f ? f->bytes : 0, c->mtu_bytes), 0, &in);
 	return afcd_decide(q, f, &in, t_dep, &ce);
 }
 
@@ -1357,10 +1357,12 @@ static void test_mice_floor(void)
 	CHECK_EQ(q.stats[AFCD_S_POLICE_DROP], 0);
 	q.agg[AFCD_AGG_MICE].m_i = 1000;
 	passed = mice_run(&c, &e, &q, &now, 80000, 2, NULL);    /* 48 Mbit/s, 40,000 */
-	/* 10 s at 12.5 Mbit/s: 10,417 frames, + a lead of 50 ms: 52 */
-	CHECK(passed >= 10417 - 100 && passed <= 10417 + 100, "rotating sender passed %llu",
+	/* 10 s at 12.5 Mbit/s: 10,417 frames, + two leads of 50 ms (every
+	 * packet is a new flow's opening, afcd_opening()): 104 */
+	CHECK(passed >= 10417 + 104 - 100 && passed <= 10417 + 104 + 100,
+	      "rotating sender passed %llu",
 	      (unsigned long long)passed);
-	CHECK(q.stats[AFCD_S_POLICE_DROP] >= 40000 - 10417 - 100, "police drops %llu",
+	CHECK(q.stats[AFCD_S_POLICE_DROP] >= 40000 - 10417 - 104 - 100, "police drops %llu",
 	      (unsigned long long)q.stats[AFCD_S_POLICE_DROP]);
 	drops = q.stats[AFCD_S_AQM_DROP];
 	passed = mice_run(&c, &e, &q, &now, 80000, 10, &own);   /* 9.6 Mbit/s of one flow */
@@ -1369,6 +1371,45 @@ static void test_mice_floor(void)
 	      (unsigned long long)passed);
 	CHECK(q.stats[AFCD_S_AQM_DROP] - drops + passed == 8000, "own flow: %llu dropped",
 	      (unsigned long long)(q.stats[AFCD_S_AQM_DROP] - drops));
+}
+
+/* Expected result: behind a standing queue, young flows past their
+ * opening (entries that have carried 20 kB, afcd_opening()) at 48 Mbit/s
+ * run the mice aggregate past its lead and are held to its floor, 12.5
+ * Mbit/s (10 s: 10,417 frames, + a lead); the openings of new flows
+ * beside them, a 60-byte SYN every 10 ms, all pass, on the aggregate's
+ * second lead. With one lead for every mouse the clock stood past it
+ * most of the time and most openings were dropped. The openings stay
+ * held: a sender that makes every packet a new flow is held to the floor
+ * (test_mice_floor). */
+static void test_mice_opening(void)
+{
+	struct afcd_config c = cfg(AFCD_ALGO_AFCD, 100000000ULL);
+	struct afcd_est e = { .heartbeat_ns = 1, .m_fair = 100, .waterline = 100,
+			      .fair_rate_bps = 5000000ULL };
+	struct afcd_queue q = { .n_active = 20 };
+	struct afcd_flow young, syn;
+	__u64 now = 1000000ULL, t, passed = 0, syns = 0;
+	int i;
+
+	CHECK(afcd_opening(0, 1500) && afcd_opening(1499, 1500), "below one MTU");
+	CHECK(!afcd_opening(1500, 1500), "one MTU carried");
+	q.agg[AFCD_AGG_MICE].m_i = 1000;          /* ten shares of the ring */
+	for (i = 0; i < 80000; i += 2, now += 250000ULL) {   /* 10 s */
+		e.heartbeat_ns = now;
+		q.t_last_ns = now + 20000000ULL;
+		memset(&young, 0, sizeof(young));
+		young.bytes = 20000;
+		passed += decide_one(&c, &e, &q, &young, 0, now, 1500, &t) == AFCD_V_PASS;
+		if (i % 80 == 0) {
+			memset(&syn, 0, sizeof(syn));
+			syns += decide_one(&c, &e, &q, &syn, 0, now + 125000ULL, 60, &t) ==
+				AFCD_V_PASS;
+		}
+	}
+	CHECK_EQ(syns, 1000);
+	CHECK(passed >= 10417 - 100 && passed <= 10417 + 100, "young flows passed %llu",
+	      (unsigned long long)passed);
 }
 
 static void test_decide_policer(void)
@@ -2263,6 +2304,7 @@ int main(int argc, char **argv)
 	TEST(test_burst_share);
 	TEST(test_decide_policer);
 	TEST(test_mice_floor);
+	TEST(test_mice_opening);
 	TEST(test_decide_police_mark_once);
 	TEST(test_crowd_gate);
 	TEST(test_codel_state_queue);
