@@ -625,20 +625,25 @@ def test_an_ns3_report_states_the_tcp_its_runs_had():
 
 def test_short_flows_that_never_complete_and_silent_long_flows_are_shown():
     """Expected result (fig. 4.7's tree): a run whose short flows started
-    10 s or more before its end include 1 of 4 that never completed shows
-    25 % "not done" (a flow started 5 s before the end and still running
-    is not counted); its FCT percentiles are of the completed flows; a long
+    10 s or more before its end include 1 of 5 that never completed shows
+    20 % "not done" (a flow started 5 s before the end and still running
+    is not counted); its FCT percentiles are of the completed flows, and 1
+    of the 3 that completed after the warm-up took 1 s or more (33.33 %;
+    a slow one in the warm-up is not counted); a long
     flow that delivered no byte is listed by name in the figure's page."""
     fl = [_flow("s%d" % i, "long", R / 8) for i in range(7)] + \
         [dict(_flow("s7", "long", 0.0), bytes=0)]
-    shorts = [[1.0, 5000, "U", 0.01], [2.0, 5000, "U", 0.02], [3.0, 5000, "U", None],
-              [4.0, 5000, "U", 3.01], [115.0, 5000, "U", None]]
+    shorts = [[21.0, 5000, "U", 0.01], [22.0, 5000, "U", 0.02], [23.0, 5000, "U", None],
+              [24.0, 5000, "U", 3.01], [115.0, 5000, "U", None], [1.0, 5000, "U", 2.0]]
     run = _run("4.7", "fall", 1, fl, short_flows=shorts,
                short={"fct_ms": {"p50": 20.0, "p99": 3010.0}})
     m = judge.metrics(run, F.BY_ID["4.7"])
-    assert m["short_stuck"] == 25.0 and m["fct_p99"] == 3010.0, m
+    assert m["short_stuck"] == 20.0 and m["fct_p99"] == 3010.0, m
+    # 1 of the 3 completed short flows took 1 s or more (3.01 s)
+    assert abs(m["short_slow"] - 100.0 / 3) < 1e-9, m
     assert judge.silent_flows(run) == ["s7"]
     v, M = judge.judge_figure(F.BY_ID["4.7"], [run], 1)
     md = judge.figure_markdown(F.BY_ID["4.7"], v, M, ["fall"], {"rate_mbit": R})
-    assert "short flows not done in 10 s, %" in md and "| 25.00 |" in md
+    assert "short flows not done in 10 s, %" in md and "| 20.00 |" in md
+    assert "FCT >= 1 s, %" in md and "| 33.33 |" in md
     assert "- FaLL run 1: 1 of its long flows (s7)" in md
