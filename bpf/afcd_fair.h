@@ -384,9 +384,9 @@ AFCD_INLINE __u64 afcd_gate_step(__u64 gate_ns, __u64 base_ns, __u64 dt_ns, __u6
  * one; held to one fair rate, a link's short flows were held too. In
  * ns-3 at 1 Gbit/s (figs. 4.7 and 4.8: 40 long CUBIC flows and 1,235
  * short flows a second, 5 % of the link, two fair shares) the policer
- * dropped their SYNs and first segments: 0.2-0.5 % of the short flows
- * started 10 s before the end never completed and their FCT p99 was 3 s
- * of SYN timeouts (with the floor: 0-0.02 %, 25-66 ms; docs/NS3.md).
+ * dropped their SYNs: a quarter to a half of the short flows took a SYN
+ * timeout and 0.2-0.5 % never completed (with the floor 0.6-1.0 % took
+ * one; with the openings too, afcd_opening(), none; docs/NS3.md).
  * Held to the floor instead, a sender rotating 5-tuples gets
  * at most an eighth of the link where per-flow queues (fq_codel) give it
  * one queue per 5-tuple. Source: docs/ALGORITHM.md sec. 3a. */
