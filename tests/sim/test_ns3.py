@@ -98,11 +98,10 @@ def test_churn_past_the_flow_table_is_one_entity():
     0.37 s, within a window, are flows of their own past the table as
     inside it (the flow memory keeps their first sight): they take their
     14 Mbit/s, at least 2 shares. A flow table outside the loader's bounds
-    is refused with the loader's reason. Measured over 4-8 s: how two
-    CUBIC flows split the link in their first seconds depends on their
-    first losses (1.5-4 s, seeds 1-4: the lower one at 61-79 % of a share
-    with a mouse's opening on a second lead, 85-96 % without; over 4-8 s
-    75-89 % and 84-89 %; over 5-15 s, seeds 1-2, 88-90 % and 89-90 %)."""
+    is refused with the loader's reason. Measured over 4-8 s, after the
+    start-up: how two CUBIC flows split the link in their first seconds
+    follows their first losses (over 1.5-4 s, seeds 1-4, the lower one
+    got 61-79 % of a share; over 4-8 s 75-89 %; over 5-15 s 88-90 %)."""
     import types
     from testbed import churn_sim
     a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=8.0, warm=4.0, cubic=2, churn_mbit=14.0,
