@@ -25,6 +25,8 @@
  *   param flow-table N     last of the params: the flow table's size
  *   short T_S BYTES DIR SENDER     one short TCP flow (DIR U: sender to
  *                                  receiver; D: back), FCT recorded
+ *   short_ports N          the short flows' client ports: the first N of
+ *                          49152-65535 (16384, all of them)
  *   tcp_series 0|1         cwnd and srtt of every TCP flow every 0.5 s
  *
  * Links: senders (and the tree's leaves) at A; the bottleneck, the router's
@@ -90,6 +92,7 @@ struct Spec
     uint64_t sndbuf{0};
     uint32_t mtu{1500};
     uint32_t churnFlows{1}; // flows a "churn" flow's datagrams stand for (SetChurn)
+    uint32_t shortPorts{16384}; // client ports of the short flows, 1-16384
     std::string bottleneck, qdiscType;
     std::vector<std::string> params;
     std::vector<std::pair<std::string, std::string>> attrs;
@@ -119,6 +122,7 @@ ReadItem(Spec& s, const std::string& k, std::istringstream& ls, const std::strin
         {"sndbuf_bytes", [](Spec& s, std::istream& i) { i >> s.sndbuf; }},
         {"mtu", [](Spec& s, std::istream& i) { i >> s.mtu; }},
         {"churn_flows", [](Spec& s, std::istream& i) { i >> s.churnFlows; }},
+        {"short_ports", [](Spec& s, std::istream& i) { i >> s.shortPorts; }},
     };
     auto it = scalar.find(k);
     if (it != scalar.end())
@@ -182,6 +186,8 @@ CheckSpec(const Spec& s)
     }
     if (s.churnFlows < 1 || s.churnFlows > (1u << 24))
         throw std::runtime_error("churn_flows must be 1 .. 2^24");
+    if (s.shortPorts < 1 || s.shortPorts > 16384)
+        throw std::runtime_error("short_ports must be 1 .. 16384");
     if (s.mtu < 576 || s.mtu > 9216 || s.warmupS < 0 || s.warmupS >= s.durationS)
         throw std::runtime_error("mtu must be 576-9216 bytes and warmup_s in [0, duration_s)");
 }
@@ -228,7 +234,21 @@ CcTypeId(const std::string& cc)
  * answers one byte when it has all of it; 'D': the server sends the file
  * back. The FCT runs from connect() to the answer (U) or the file's last
  * byte (D) at the client, as the VM's client measures it. The server knows
- * a connection's flow by the client's address and port. */
+ * a connection's flow by the client's address and port.
+ *
+ * The client picks its port as ns-3's allocator does (the next free one of
+ * 49152-65535, in turn) but passes over a port whose last connection's
+ * server side is still open. ns-3 3.44 leaves that side in FIN_WAIT_2 for
+ * good when the client's FIN is lost: the client, in CLOSING, takes any
+ * in-sequence ACK for the ACK of its FIN (TcpSocketBase::ProcessClosing)
+ * and stops resending it, and FIN_WAIT_2 has no timeout. A SYN from the
+ * same address and port, once the ports wrap (13 s at chapter 4's 1,235
+ * flows a second), reaches that socket, which ignores it
+ * (TcpSocketBase::ProcessWait), and the new flow never connects. Linux
+ * resends the FIN until it is acknowledged, ends an orphan's FIN_WAIT_2
+ * after tcp_fin_timeout (60 s), and answers a SYN there with an ACK that
+ * the client answers with a RST (RFC 5961 sec. 4, RFC 793 p. 72), so the
+ * SYN sent after it connects. portsPassed counts the ports passed over. */
 struct ShortFlows
 {
     static constexpr uint64_t HEADER = 9; /* struct "!cQ" */
@@ -242,12 +262,17 @@ struct ShortFlows
         uint64_t srvSent{0}, srvGot{0}; /* the server's */
         bool answered{false};
         double fct{-1};
+        bool srvOpen{false}; /* the server's socket accepted and not yet CLOSED */
     };
 
     using Peer = std::pair<uint32_t, uint16_t>; /* the client's address, port */
     std::vector<One> flows;
     std::map<Peer, size_t> byPeer;
     Ptr<Socket> listener;
+    std::map<uint32_t, uint16_t> lastPort; /* per client address */
+    uint64_t portsPassed{0};
+    static constexpr uint16_t PORT_FIRST = 49152; /* ns-3's, IANA's, to 65535 */
+    uint16_t portLast{65535};                     /* PORT_FIRST + short_ports - 1 */
 
     static Peer PeerOf(const Address& a)
     {
@@ -265,10 +290,32 @@ struct ShortFlows
     }
 
     /* Flow i from client (a sender host, its address self) to the server. */
+    /* Bind s to the next port of self after the last one given, passing over
+     * the ports in use on the client (its Bind fails) and those whose last
+     * connection's server side is open. Falls back to ns-3's allocator (any
+     * free port of 49152-65535) if every port is taken. */
+    void BindPort(Ptr<Socket> s, Ipv4Address self)
+    {
+        uint16_t& last = lastPort.try_emplace(self.Get(), PORT_FIRST).first->second;
+        for (uint32_t n = 0; n <= uint32_t(portLast - PORT_FIRST); n++)
+        {
+            last = last >= portLast ? PORT_FIRST : last + 1;
+            auto it = byPeer.find({self.Get(), last});
+            if (it != byPeer.end() && flows[it->second].srvOpen)
+            {
+                portsPassed++;
+                continue;
+            }
+            if (s->Bind(InetSocketAddress(self, last)) == 0)
+                return;
+        }
+        s->Bind(InetSocketAddress(self, 0));
+    }
+
     void Start(size_t i, Ptr<Node> client, Ipv4Address self, Address server)
     {
         Ptr<Socket> s = Socket::CreateSocket(client, TcpSocketFactory::GetTypeId());
-        s->Bind(InetSocketAddress(self, 0));
+        BindPort(s, self);
         Address local;
         s->GetSockName(local);
         byPeer[PeerOf(local)] = i;
@@ -325,8 +372,20 @@ struct ShortFlows
         }
     }
 
+    /* The server's socket's state trace; flows is complete before the run
+     * starts, so f stays valid. */
+    static void ServerState(One* f, TcpSocket::TcpStates_t, TcpSocket::TcpStates_t now)
+    {
+        f->srvOpen = now != TcpSocket::CLOSED;
+    }
+
     void Accepted(Ptr<Socket> s, const Address&)
     {
+        if (One* f = OfSocket(s, true))
+        {
+            f->srvOpen = true;
+            s->TraceConnectWithoutContext("State", MakeBoundCallback(&ShortFlows::ServerState, f));
+        }
         s->SetRecvCallback(MakeCallback(&ShortFlows::ServerRecv, this));
         s->SetSendCallback(MakeCallback(&ShortFlows::ServerSend, this));
     }
@@ -680,6 +739,7 @@ Run::InstallShorts()
     if (s.shorts.empty())
         return;
     m_short.Listen(m_receiver, port);
+    m_short.portLast = static_cast<uint16_t>(ShortFlows::PORT_FIRST + s.shortPorts - 1);
     for (const auto& sh : s.shorts)
     {
         ShortFlows::One f{};
@@ -888,7 +948,8 @@ Run::Json(double wallS) const
       << t.initialCwnd << ",\"buf_bytes\":" << t.bufBytes << ",\"rto_min_ms\":"
       << Num(t.rtoMinMs) << ",\"sack\":" << (t.sack ? 1 : 0) << ",\"ecn\":" << (t.ecn ? 1 : 0)
       << ",\"msl_s\":" << Num(t.mslS) << ",\"syn_timeout_ms\":" << Num(t.synTimeoutMs)
-      << ",\"syn_retries\":" << t.synRetries << ",\"data_retries\":" << t.dataRetries << "}";
+      << ",\"syn_retries\":" << t.synRetries << ",\"data_retries\":" << t.dataRetries << "}"
+      << ",\"short_ports_passed\":" << m_short.portsPassed;
     JsonFlows(o);
     JsonShorts(o);
     if (m_afcd)
