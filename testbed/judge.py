@@ -545,6 +545,13 @@ def figure_markdown(fig, verdict, M, schemes, ctx, png=None):
         out += ["- %s run %s: %d of its long flows (%s)" % (
             LABELS.get(s, s), k, len(names), ", ".join(names)) for s, k, names in silent]
         out += [""]
+    passed = [(s, r.get("repeat"), r["short_ports_passed"]) for s in schemes
+              for r in M.by.get(s, []) if r.get("short_ports_passed") is not None]
+    if passed:
+        out += ["**Short flows' ports passed over** (ns-3: a client skips a port whose last "
+                "connection's server side is still open, docs/NS3.md)", ""]
+        out += ["- " + "; ".join("%s run %s: %d" % (LABELS.get(s, s), k, n)
+                                 for s, k, n in passed), ""]
     if M.excluded:
         out += ["**Runs excluded by rule** (judge.excluded_by_rule(); no run is removed by "
                 "hand)", ""]

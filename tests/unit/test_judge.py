@@ -647,3 +647,8 @@ def test_short_flows_that_never_complete_and_silent_long_flows_are_shown():
     assert "short flows not done in 10 s, %" in md and "| 20.00 |" in md
     assert "FCT >= 1 s, %" in md and "| 33.33 |" in md
     assert "- FaLL run 1: 1 of its long flows (s7)" in md
+    # ns-3's runs say how many ports their short flows' clients passed over
+    assert "ports passed over" not in md
+    v, M = judge.judge_figure(F.BY_ID["4.7"], [dict(run, short_ports_passed=3)], 1)
+    md = judge.figure_markdown(F.BY_ID["4.7"], v, M, ["fall"], {"rate_mbit": R})
+    assert "**Short flows' ports passed over**" in md and "- FaLL run 1: 3" in md
