@@ -246,9 +246,10 @@ CcTypeId(const std::string& cc)
  * flows a second), reaches that socket, which ignores it
  * (TcpSocketBase::ProcessWait), and the new flow never connects. Linux
  * resends the FIN until it is acknowledged, ends an orphan's FIN_WAIT_2
- * after tcp_fin_timeout (60 s), and answers a SYN there with an ACK that
- * the client answers with a RST (RFC 5961 sec. 4, RFC 793 p. 72), so the
- * SYN sent after it connects. portsPassed counts the ports passed over. */
+ * after tcp_fin_timeout (60 s), and answers a SYN there with an ACK
+ * (RFC 5961 sec. 4) that the client, in SYN-SENT, answers with a RST
+ * (RFC 9293 sec. 3.10.7.3), so the SYN it sends next connects. portsPassed
+ * counts the ports passed over. */
 struct ShortFlows
 {
     static constexpr uint64_t HEADER = 9; /* struct "!cQ" */
@@ -289,7 +290,6 @@ struct ShortFlows
                                     MakeCallback(&ShortFlows::Accepted, this));
     }
 
-    /* Flow i from client (a sender host, its address self) to the server. */
     /* Bind s to the next port of self after the last one given, passing over
      * the ports in use on the client (its Bind fails) and those whose last
      * connection's server side is open. Falls back to ns-3's allocator (any
@@ -312,6 +312,7 @@ struct ShortFlows
         s->Bind(InetSocketAddress(self, 0));
     }
 
+    /* Flow i from client (a sender host, its address self) to the server. */
     void Start(size_t i, Ptr<Node> client, Ipv4Address self, Address server)
     {
         Ptr<Socket> s = Socket::CreateSocket(client, TcpSocketFactory::GetTypeId());

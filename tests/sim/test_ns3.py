@@ -87,8 +87,7 @@ def test_short_flows_complete_no_faster_than_the_path_allows():
 
 def ports_reused_run(sim=ns3.SIM):
     """Eight CUBIC flows into ns-3's FIFO of 8 packets (20 Mbit/s, 10 ms:
-    about half a BDP, so the clients' FINs are lost as often as their data)
-    beside 980 short uploads of 1-3 KB, one each 10 ms, whose clients take
+    about half a BDP, so that the clients' FINs are lost too) beside 980 short uploads of 1-3 KB, one each 10 ms, whose clients take
     their ports from 300: each port comes back after 3 s, past the clients'
     1-s TIME_WAIT."""
     import json
