@@ -652,3 +652,35 @@ def test_short_flows_that_never_complete_and_silent_long_flows_are_shown():
     v, M = judge.judge_figure(F.BY_ID["4.7"], [dict(run, short_ports_passed=3)], 1)
     md = judge.figure_markdown(F.BY_ID["4.7"], v, M, ["fall"], {"rate_mbit": R})
     assert "**Short flows' ports passed over**" in md and "- FaLL run 1: 3" in md
+
+
+def test_cpu_times_compare_only_within_one_batch():
+    """Expected result (fig. 3.10, judged on fig. 3.9's runs): AFCD's BPF
+    run time and guest CPU are judged against EDT drop-tail's and CoDel's
+    when all runs are of one commit and started within a few hours (BPF
+    cost PASS: 1,100 ns against 1.5 x 1,000; guest CPU FAIL: 0.50 against
+    0.40); AFCD's runs of another commit, or of the same commit a day
+    later, leave both claims undecided, naming why."""
+    def runs(code, date):
+        out = []
+        for s, ns, cpu in (("droptail", 1000, 0.4), ("kcodel", None, 0.4),
+                           ("afcd", 1100, 0.5)):
+            for k in (1, 2, 3):
+                extra = {"code": code if s == "afcd" else "aaaaaaa1",
+                         "date": date if s == "afcd" else "2026-11-26 04:00",
+                         "cpu": {"guest_busy": cpu}}
+                if ns:
+                    extra["bpf_cost"] = {"ns_per_pkt": ns}
+                out.append(_run("3.9", s, k, [_flow("c", "cubic", R)], **extra))
+        return out
+    fig = F.BY_ID["3.10"]
+    v, _ = judge.judge_figure(fig, runs("aaaaaaa1", "2026-11-26 05:30"), 3)
+    c = _checks(v, "project")
+    assert c[("BPF cost", "project")] == "PASS" and c[("guest CPU", "project")] == "FAIL", c
+    for code, date in (("bbbbbbb2", "2026-11-26 05:30"), ("aaaaaaa1", "2026-11-27 05:30")):
+        v, _ = judge.judge_figure(fig, runs(code, date), 3)
+        c = _checks(v, "project")
+        assert c[("BPF cost", "project")] == c[("guest CPU", "project")] == "INCONCLUSIVE", c
+        why = [x["numbers"] for x in v["checks"] if x["variant"] == "project"
+               and x["id"] in ("BPF cost", "guest CPU")]
+        assert all("within one batch" in w for w in why), why
