@@ -22,6 +22,8 @@ means the data to decide are missing (a scheme not run, too few valid
 runs). A tie margin is max(the stated margin, 2 x the pooled sd).
 """
 
+import datetime
+
 from . import scenario
 from .workload import Flow, ShortFlows
 from .shortflows import pareto_truncated_mean
@@ -623,7 +625,6 @@ def one_batch(M, schemes, check):
     """check()'s (verdict, numbers), undecided (None) with why beside its
     numbers unless the valid runs of schemes are of one commit and started
     within ONE_BATCH_H hours of each other."""
-    import datetime
     ok, numbers = check()
     if ok is None:
         return ok, numbers
