@@ -493,14 +493,27 @@ def banner(fig, ctx):
                 ctx.get("mode", "?"), scale, notes, tcp))
 
 
+def kernels_of(ctx, runs=()):
+    """The guest kernels a VM reproduction ran on, "A" or "A and B": the
+    runs' own records where given, else the context's and its batches'
+    (a directory whose schemes were rerun on another kernel); "?" when
+    none is recorded."""
+    ks = {r["kernel"] for r in runs if r.get("kernel")}
+    if not ks:
+        ks = {b["kernel"] for b in [ctx] + list(ctx.get("batches") or []) if b.get("kernel")}
+    return " and ".join(sorted(ks)) or "?"
+
+
 def run_dates(M, schemes):
     """The days the schemes' runs were made and the commits and map ABI they
     ran (where recorded), schemes of the same grouped: "2026-11-24
     (drop-tail, RED); 2026-11-26, commit ebb2942e1a2b, ABI 17 (AFCD)" (a
     reader sees runs of different datapaths side by side); "" without
-    dates."""
+    dates. Where the runs had more than one guest kernel, each group names
+    its own."""
     from .bottleneck import LABELS
     groups = {}
+    kernels = {r["kernel"] for s in schemes for r in M.by.get(s, []) if r.get("kernel")}
     for s in schemes:
         rs = M.by.get(s, [])
         days = sorted({str(r.get("date", ""))[:10] for r in rs if r.get("date")})
@@ -512,6 +525,8 @@ def run_dates(M, schemes):
                 key += ", commit%s %s" % ("s" if len(codes) > 1 else "", ", ".join(codes))
             if abis:
                 key += ", ABI %s" % ", ".join(str(a) for a in abis)
+            if len(kernels) > 1:
+                key += ", kernel %s" % kernels_of({}, rs)
             groups.setdefault(key, []).append(LABELS.get(s, s))
     return "; ".join("%s (%s)" % (d, ", ".join(v)) for d, v in sorted(groups.items()))
 
@@ -626,7 +641,7 @@ def summary_markdown(rows, ctx):
                      ctx.get("emulation", "ns-3"), ctx.get("mtu", "?")))
         engine = ""
     else:
-        where, engine = "Scaled TCG emulation", "kernel %s, " % ctx.get("kernel", "?")
+        where, engine = "Scaled TCG emulation", "kernel %s, " % kernels_of(ctx)
     out = ["# Reproduction of the dissertation's ch. 3 and 4", "",
            "%s: ch. 3 at %s Mbit/s, ch. 4 at %s Mbit/s (k = 10 Gb/s / R), "
            "%smode %s. The experiments of the dissertation ran on CRON, a real 10 "

@@ -381,7 +381,7 @@ def judge_all(figs, out, which=None):
                     rate_arg=ctx.get("rate_arg%d" % f.chapter, ctx.get("rate_arg", "auto")),
                     duration_s=(runs[0]["duration_s"] if runs else None),
                     warmup_s=(runs[0]["warmup_s"] if runs else None),
-                    kernel=(runs[0]["kernel"] if runs else ctx.get("kernel")),
+                    kernel=judge.kernels_of(ctx, runs),
                     tcp=judge.ns3_tcp(runs))
         png = None
         if runs:

@@ -294,7 +294,8 @@ def test_run_dates_group_the_schemes():
     """Expected result: the report says on which days each scheme's runs
     were made and from which commit where the runs recorded it, schemes of
     the same together, so that runs of two datapaths side by side are
-    visible; no dates, no line."""
+    visible, and the guest kernel of each where the runs had more than
+    one; no dates, no line."""
     runs = _fig33(BASE33, DELAY33)
     for r in runs:
         r["date"] = "2026-11-26 06:10" if r["scheme"].startswith("afcd") else "2026-11-24 12:00"
@@ -305,6 +306,14 @@ def test_run_dates_group_the_schemes():
     d = judge.run_dates(M, ["pfifo", "afcd-paper", "afcd", "fq_codel"])
     assert d == ("2026-11-24 (drop-tail); 2026-11-24 to 2026-11-25 (fq_codel); "
                  "2026-11-26 (AFCD (text)); 2026-11-26, commit ff00701aa0b1 (AFCD)"), d
+    for r in runs:
+        r["kernel"] = "6.1.0-57-amd64" if r["scheme"] == "afcd" else "6.1.0-56-amd64"
+    d = judge.run_dates(M, ["pfifo", "afcd"])
+    assert d == ("2026-11-24, kernel 6.1.0-56-amd64 (drop-tail); "
+                 "2026-11-26, commit ff00701aa0b1, kernel 6.1.0-57-amd64 (AFCD)"), d
+    assert judge.kernels_of({}, runs) == "6.1.0-56-amd64 and 6.1.0-57-amd64"
+    assert judge.kernels_of({"kernel": "A", "batches": [{"kernel": "B"}, {}]}) == "A and B"
+    assert judge.kernels_of({}) == "?"
     for r in runs:
         del r["date"]
     assert judge.run_dates(judge.Metrics(F.select("3.3")[0], runs, 3), ["pfifo"]) == ""
