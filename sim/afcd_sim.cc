@@ -17,6 +17,9 @@
  *   mtu BYTES              the IP MTU of every link (1500; 9000 the text's)
  *   bottleneck bpf         + lines "param NAME VALUE" (the loader's)
  *   bottleneck ns3 TYPEID  + lines "attr NAME VALUE" (the queue disc's)
+ *   default NAME VALUE     an attribute's default (Config::SetDefault), for
+ *                          objects a queue disc makes itself (FqCoDel's
+ *                          per-flow CoDels)
  *   flow NAME GROUP SENDER CC PROTO RATE_MBIT START_S
  *        CC: cubic, reno, highspeed, dctcp, bbr; PROTO tcp, udp or churn
  *        (64-byte UDP frames the bpf bottleneck sees as churn_flows
@@ -96,6 +99,7 @@ struct Spec
     std::string bottleneck, qdiscType;
     std::vector<std::string> params;
     std::vector<std::pair<std::string, std::string>> attrs;
+    std::vector<std::pair<std::string, std::string>> defaults;
     std::vector<FlowSpec> flows;
     std::vector<ShortSpec> shorts;
 };
@@ -145,6 +149,12 @@ ReadItem(Spec& s, const std::string& k, std::istringstream& ls, const std::strin
         std::string n, v;
         ls >> n >> v;
         s.attrs.emplace_back(n, v);
+    }
+    else if (k == "default")
+    {
+        std::string n, v;
+        ls >> n >> v;
+        s.defaults.emplace_back(n, v);
     }
     else if (k == "flow")
     {
@@ -475,7 +485,7 @@ class Run
     void JsonShorts(std::ostream& o) const;
     void JsonAfcd(std::ostream& o) const;
     void JsonQdisc(std::ostream& o) const;
-    void SetTcpDefaults() const;
+    void SetDefaults() const;
     void BuildTopology();
     void InstallBottleneck();
     void InstallFlows();
@@ -570,8 +580,11 @@ TcpOf(const Spec& s)
     return t;
 }
 
+/* ns-3's defaults before anything is made: the TCP settings (TcpOf()), the
+ * MTU, the spec's "default" lines (std::runtime_error naming one ns-3
+ * does not take) and the random streams' seed. */
 void
-Run::SetTcpDefaults() const
+Run::SetDefaults() const
 {
     const Spec& s = m_s;
     const TcpSettings t = TcpOf(s);
@@ -592,6 +605,10 @@ Run::SetTcpDefaults() const
                            static_cast<int64_t>(t.synTimeoutMs * 1e3))));
     Config::SetDefault("ns3::TcpSocket::ConnCount", UintegerValue(t.synRetries));
     Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(t.dataRetries));
+    for (const auto& d : s.defaults)
+        if (!Config::SetDefaultFailSafe(d.first, StringValue(d.second)))
+            throw std::runtime_error("default " + d.first + " " + d.second +
+                                     ": no such attribute, or a value it refuses");
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(s.seed);
 }
@@ -758,7 +775,7 @@ Run::InstallShorts()
 void
 Run::Build()
 {
-    SetTcpDefaults();
+    SetDefaults();
     BuildTopology();
     InstallBottleneck();
     InstallFlows();
