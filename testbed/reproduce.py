@@ -205,7 +205,8 @@ def start_batch(out, figs, **kw):
     (kw: mode, schemes, engine, repeats, rates, kernel ...). The first
     batch's BATCH_FIXED keys stay the directory's; a later batch updates
     the others (a chapter's rate under its own key) and every batch is
-    listed under "batches" with its schemes, figures, repeats and start.
+    listed under "batches" with its schemes, figures, repeats, start and
+    kernel (the guest's, or ns-3's version).
     ValueError, with nothing written, when batch_conflict() says why not.
     Returns the context written."""
     path, ctx = _context(out)
@@ -218,8 +219,11 @@ def start_batch(out, figs, **kw):
     ctx.update({k: v for k, v in kw.items() if first or k not in BATCH_FIXED})
     if first:
         ctx["started"] = now
-    ctx["batches"] = batches + [{"schemes": kw.get("schemes"), "repeats": kw.get("repeats"),
-                                 "figures": ",".join(f.id for f in figs), "started": now}]
+    batch = {"schemes": kw.get("schemes"), "repeats": kw.get("repeats"),
+             "figures": ",".join(f.id for f in figs), "started": now}
+    if kw.get("kernel"):
+        batch["kernel"] = kw["kernel"]
+    ctx["batches"] = batches + [batch]
     ctx.pop("finished", None)
     _write_context(path, ctx)
     return ctx

@@ -578,16 +578,17 @@ def test_a_second_batch_into_a_directory_keeps_the_first_and_is_listed(tmp_path)
     batch of figs. 3.3-3.4 into the same directory leaves the directory's
     mode, schemes (the set the judge plans for), repeats and start as the
     first batch set them, updates what the second changed (the chapter's
-    rate), and lists both batches with their schemes and figures, each
-    finished. A batch of another mode or engine is refused with the
+    rate), and lists both batches with their schemes and figures (and the
+    kernel where given), each finished. A batch of another mode or engine is refused with the
     directory's reason and writes nothing."""
     out = str(tmp_path)
     reproduce.start_batch(out, [F.BY_ID["3.3"], F.BY_ID["3.4"]], mode="quick", schemes="quick",
                           engine="ns3", repeats=1, rate3=1000.0)
     reproduce.finish_batch(out)
     reproduce.start_batch(out, [F.BY_ID["3.3"]], mode="quick", schemes="fq_codel",
-                          engine="ns3", repeats=3, rate3=500.0)
+                          engine="ns3", repeats=3, rate3=500.0, kernel="ns-3 3.44")
     ctx = reproduce.finish_batch(out)
+    assert "kernel" not in ctx["batches"][0] and ctx["batches"][1]["kernel"] == "ns-3 3.44"
     assert (ctx["mode"], ctx["schemes"], ctx["repeats"]) == ("quick", "quick", 1), ctx
     assert ctx["rate3"] == 500.0 and ctx["started"] == ctx["batches"][0]["started"], ctx
     assert [(b["schemes"], b["figures"], b["repeats"]) for b in ctx["batches"]] == \
