@@ -3,6 +3,8 @@
 two flows through the datapath's own afcd_egress on the simulation's clock,
 against ns-3's FIFO on the same workload. Needs root (BPF_PROG_TEST_RUN)
 and ns-3 (tools/deps.sh --ns3, make sim)."""
+import types
+
 import pytest
 
 from testbed import ns3, scenario
@@ -268,10 +270,9 @@ def test_fq_codel_in_ns3_passes_a_flows_only_packet():
     out, against MinBytes): the lone flow, whose packet waits a round
     above target, loses under 5 % of its datagrams (2 of 47; it loses the
     0.7 in flight at the end) with MinBytes at ns-3's 1500 and at 1, while
-    the floods lose more than 40 %. Linux's fq_codel
-    judges the whole qdisc's backlog there and drops such a packet
-    (testbed.ns3, docs/NS3.md): the engines' known difference this
-    pins."""
+    the floods lose more than 40 %. Linux's fq_codel judges the whole
+    qdisc's backlog there and drops such a packet (testbed.ns3,
+    docs/NS3.md): the engines' known difference this pins."""
     for mb in (None, 1):
         lone, floods = lone_packet_run(mb)
         assert lone < 0.05 and floods > 0.4, (mb, lone, floods)
