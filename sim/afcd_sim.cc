@@ -144,17 +144,11 @@ ReadItem(Spec& s, const std::string& k, std::istringstream& ls, const std::strin
         s.params.push_back(n);
         s.params.push_back(v);
     }
-    else if (k == "attr")
+    else if (k == "attr" || k == "default")
     {
         std::string n, v;
         ls >> n >> v;
-        s.attrs.emplace_back(n, v);
-    }
-    else if (k == "default")
-    {
-        std::string n, v;
-        ls >> n >> v;
-        s.defaults.emplace_back(n, v);
+        (k == "attr" ? s.attrs : s.defaults).emplace_back(n, v);
     }
     else if (k == "flow")
     {
