@@ -122,7 +122,7 @@ def run_ns3(fig, scheme, rate, dur, warm, rep, out, flood_scale=1.0):
     wl = scaled_floods(f.workload(rate, "default"), flood_scale)
     return ns3.run("fig" + fig, scheme, rate, f.rtt_ms(rate), dur, warm, wl,
                    buffer_bdp=f.buffer_bdp, target_ms=f.target_ms(rate),
-                   interval_ms=f.interval_ms(rate), seed=rep, mtu=1514, repeat=rep,
+                   interval_ms=f.interval_ms(rate), seed=rep, mtu=ns3.MTU_VM, repeat=rep,
                    out_dir=os.path.join(out, "fig" + fig), tag="fig%s-%s" % (fig, scheme),
                    tcp_series=False)
 

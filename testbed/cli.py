@@ -49,6 +49,7 @@ import sys
 import time
 
 from . import netns as nslib
+from . import ns3
 from . import scenario
 from . import topo as topo_mod
 from .figures import MODES
@@ -121,6 +122,9 @@ def parse_args():
                          "the host, the datapath's programs on its clock (ns3; make sim)")
     ap.add_argument("--jobs", type=int, default=2,
                     help="reproduce --engine ns3: simulations at once (default 2, one a core)")
+    ap.add_argument("--frames", choices=sorted(ns3.FRAMES), default=None,
+                    help="reproduce --engine ns3: the text's 9014-byte frames (default) or "
+                    "the VM's 1514-byte ones, to compare the engines on one workload")
     ap.add_argument("--list", action="store_true", help="reproduce: the plan, nothing run")
     ap.add_argument("--judge", metavar="DIR", default=None,
                     help="reproduce: judge and plot DIR's results again, on the host")
@@ -322,9 +326,13 @@ def reproduce_main(args):
     which = args.schemes or figures.MODES[args.mode]["schemes"]
     if args.rate != "auto" and "--rate" not in sys.argv:
         args.rate = "auto"
+    if args.frames and (args.engine != "ns3" or args.judge):
+        sys.exit("afcd-testbed reproduce: --frames is for running in ns-3 (--engine ns3); "
+                 "the VM's frames are its veths' (1514 bytes)")
+    mtu = ns3.FRAMES[args.frames or "text"] if args.engine == "ns3" else None
     if args.list:
         reproduce.list_figures(figs, args.mode, which, args.repeat if "--repeat" in sys.argv
-                               else None, engine=args.engine, rate_arg=args.rate)
+                               else None, engine=args.engine, rate_arg=args.rate, mtu=mtu)
         return 0
     if args.jobs < 1:
         sys.exit("afcd-testbed reproduce: --jobs must be at least 1")
@@ -341,13 +349,13 @@ def reproduce_main(args):
     if not os.path.exists(nslib.AFCD):
         sys.exit("afcd-testbed: build first (make)")
     repeat = args.repeat if "--repeat" in sys.argv else None
-    why = reproduce.batch_conflict(out, args.mode, args.engine)
+    why = reproduce.batch_conflict(out, args.mode, args.engine, mtu)
     if why:
         sys.exit("afcd-testbed reproduce: %s" % why)
     if args.engine == "ns3":
         try:
             failed = reproduce.run(figs, out, args.mode, which, args.resume, args.rate, repeat,
-                                   engine="ns3", jobs=args.jobs)
+                                   engine="ns3", jobs=args.jobs, mtu=mtu)
         except RuntimeError as e:
             sys.exit("afcd-testbed reproduce: %s" % e)
         reproduce.judge_all(figs, out, which)

@@ -29,8 +29,12 @@ NS3_DIR = os.environ.get("NS3_DIR", "/usr/local/lib/afcd-ns3/ns3")
 # on CRON's 10 Gb/s links; six times fewer packets than 1500-byte ones
 # also keeps ns-3's TCP (its send buffer a linked list walked per
 # retransmission: 86 % of the time at 1500 bytes, fig. 3.5 at 120 ms)
-# within budget. The VM's frames (1514) for the engines' comparison.
+# within budget. The VM's frames (MTU_VM: its veths' 1500-byte MTU and
+# the Ethernet header) for comparing the engines on one workload
+# (testbed/agree.py, reproduce --frames vm).
 MTU_TEXT = 9014
+MTU_VM = 1514
+FRAMES = {"text": MTU_TEXT, "vm": MTU_VM}
 SACK = os.environ.get("AFCD_NS3_SACK", "1") != "0"
 # CoDel's pass for a short queue. Linux's codel_should_drop()
 # (include/net/codel_impl.h) drops nothing while the backlog it is handed,
@@ -104,10 +108,14 @@ MEASURED.update({(f, s, 1000.0): c
                  for s in SCHEMES})
 
 
-def wall_per_sim_s(fig, scheme, rate):
+def wall_per_sim_s(fig, scheme, rate, mtu=MTU_TEXT):
     """The measured cost of a simulated second of fig under scheme at
-    rate (the nearest measured rate, scaled by the rate's ratio); a
-    remedy not measured itself costs what the figure it remedies does."""
+    rate with mtu-byte frames (the nearest measured rate, scaled by the
+    packet rate's ratio: the rates' and the frames' against MEASURED's
+    9014 bytes); a remedy not measured itself costs what the figure it
+    remedies does. The frames' ratio bounds it from above: with 1514-byte
+    frames figs. 4.5-4.6 at 8 Mbit/s cost 3x what 9014-byte ones did,
+    not 6x (2026-12-02)."""
     from . import figures
     cell = figures.BY_ID[fig].cell
     if not any(f == fig for f, _, _ in MEASURED) and figures.BY_ID[fig].remedy_of:
@@ -117,10 +125,11 @@ def wall_per_sim_s(fig, scheme, rate):
     if not near:   # the worst of the cell's measured figures at the nearest rate
         near = [(abs(r - rate), -c, r) for (f, sc, r), c in MEASURED.items()
                 if figures.BY_ID[f].cell == cell]
+    frames = float(MTU_TEXT) / mtu
     if not near:
-        return 10.0 * rate / 1000.0
+        return 10.0 * rate / 1000.0 * frames
     _, c, r = min(near)
-    return -c * rate / r
+    return -c * rate / r * frames
 
 
 def available():

@@ -69,12 +69,13 @@ def missing_features(fig):
     return list(fig.needs)
 
 
-def list_figures(figs, mode, which, repeat=None, engine="vm", rate_arg="auto"):
+def list_figures(figs, mode, which, repeat=None, engine="vm", rate_arg="auto", mtu=None):
     """The plan, one figure a line, with the time it takes on this
     machine: VM time, or (engine ns3) wall time at ns3.wall_per_sim_s()'s
-    measured cost per simulated second."""
+    measured cost per simulated second for mtu-byte frames (None: the
+    text's)."""
     if engine == "ns3":
-        return list_figures_ns3(figs, mode, which, repeat, rate_arg)
+        return list_figures_ns3(figs, mode, which, repeat, rate_arg, mtu=mtu)
     say("%-5s %-5s %-4s %6s %9s  %s" % ("fig", "cell", "ch", "runs", "VM time", "what"))
     total = 0.0
     for f in figs:
@@ -94,9 +95,10 @@ def list_figures(figs, mode, which, repeat=None, engine="vm", rate_arg="auto"):
         (t / 3600, mode, total / 3600))
 
 
-def list_figures_ns3(figs, mode, which, repeat, rate_arg, jobs=2):
+def list_figures_ns3(figs, mode, which, repeat, rate_arg, jobs=2, mtu=None):
     from . import ns3
     rates = ns3_rates(rate_arg)
+    mtu = mtu or ns3.MTU_TEXT
     say("%-5s %-5s %-4s %6s %9s %10s  %s" % ("fig", "cell", "ch", "runs", "rate", "wall time",
                                            "what"))
     total = 0.0
@@ -104,15 +106,15 @@ def list_figures_ns3(figs, mode, which, repeat, rate_arg, jobs=2):
         runs, _ = plan([f], mode, which, repeat)
         own = [x for x in runs if x[0].id == f.id and x[1] in ns3.SCHEMES]
         rate = rates[f.cell]
-        t = sum(ns3.wall_per_sim_s(f.id, s, rate) * f.time(mode)[0] for _, s, _ in own)
+        t = sum(ns3.wall_per_sim_s(f.id, s, rate, mtu) * f.time(mode)[0] for _, s, _ in own)
         total += t
         skip = sorted({s for _, s, _ in runs if s not in ns3.SCHEMES})
         say("%-5s %-5s %-4d %6d %5g Mb/s %9.0fm  %s%s" % (
             f.id, f.cell, f.chapter, len(own), rate, t / 60, f.title[:50],
             "; NOT-RUN in ns-3: " + ", ".join(skip) if skip else ""))
-    say("total: %.1f h of CPU, %.1f h of wall time at %d simulations at once (mode %s; "
-        "cost measured on this machine, testbed/ns3.py MEASURED)" %
-        (total / 3600, total / 3600 / jobs, jobs, mode))
+    say("total: %.1f h of CPU, %.1f h of wall time at %d simulations at once (mode %s, "
+        "%d-byte frames; cost measured on this machine, testbed/ns3.py MEASURED)" %
+        (total / 3600, total / 3600 / jobs, jobs, mode, mtu))
 
 
 def _path(out, fig_id, scheme, rep):
@@ -183,18 +185,19 @@ def _write_context(path, ctx):
 # What a directory's first batch fixes for every later one: its mode and
 # engine (the judge reads one of each), the schemes the judge plans for
 # and the repeats its header states, and when the runs started.
-BATCH_FIXED = ("mode", "engine", "schemes", "repeats", "started")
+BATCH_FIXED = ("mode", "engine", "schemes", "repeats", "started", "mtu")
 
 
-def batch_conflict(out, mode, engine):
-    """Why a batch of mode on engine ("vm" or "ns3") cannot run into out
-    (its context.json holds another mode's or engine's runs), or None."""
+def batch_conflict(out, mode, engine, mtu=None):
+    """Why a batch of mode on engine ("vm" or "ns3") with mtu-byte frames
+    (ns3; None: not checked) cannot run into out (its context.json holds
+    another mode's, engine's or frame size's runs), or None."""
     _, ctx = _context(out)
     if not ctx:
         return None
-    have = {"mode": ctx.get("mode"), "engine": ctx.get("engine", "vm")}
-    for k, want in (("mode", mode), ("engine", engine)):
-        if have[k] is not None and have[k] != want:
+    have = {"mode": ctx.get("mode"), "engine": ctx.get("engine", "vm"), "mtu": ctx.get("mtu")}
+    for k, want in (("mode", mode), ("engine", engine), ("mtu", mtu)):
+        if want is not None and have[k] is not None and have[k] != want:
             return ("%s holds runs of %s %s; a batch of %s %s needs its own --out" %
                     (out, k, have[k], k, want))
     return None
@@ -210,7 +213,7 @@ def start_batch(out, figs, **kw):
     ValueError, with nothing written, when batch_conflict() says why not.
     Returns the context written."""
     path, ctx = _context(out)
-    why = batch_conflict(out, kw.get("mode"), kw.get("engine", "vm"))
+    why = batch_conflict(out, kw.get("mode"), kw.get("engine", "vm"), kw.get("mtu"))
     if why:
         raise ValueError(why)
     now = time.strftime("%Y-%m-%d %H:%M")
@@ -240,12 +243,14 @@ def finish_batch(out):
     return ctx
 
 
-def run(figs, out, mode, which, resume, rate_arg, repeat=None, engine="vm", jobs=1):
+def run(figs, out, mode, which, resume, rate_arg, repeat=None, engine="vm", jobs=1,
+        mtu=None):
     """Run every run of figs (in the VM, or engine ns3: in ns-3 on the
-    host, jobs at a time). Returns the number that failed."""
+    host, jobs at a time, with mtu-byte frames; None: the text's).
+    Returns the number that failed."""
     os.makedirs(out, exist_ok=True)
     if engine == "ns3":
-        return run_ns3(figs, out, mode, which, resume, rate_arg, repeat, jobs)
+        return run_ns3(figs, out, mode, which, resume, rate_arg, repeat, jobs, mtu)
     subprocess.run(["sysctl", "-qw", "kernel.bpf_stats_enabled=1"], check=False)
     runs, est = plan(figs, mode, which, repeat)
     say("reproduce: %d runs, about %.1f h of VM time" % (len(runs), est / 3600))
@@ -301,10 +306,12 @@ def ns3_rates(rate_arg):
     return dict(ns3.DEFAULT_RATE_MBIT)
 
 
-def run_ns3(figs, out, mode, which, resume, rate_arg, repeat, jobs):
+def run_ns3(figs, out, mode, which, resume, rate_arg, repeat, jobs, mtu=None):
     """run() in ns-3: every run of figs whose scheme ns-3 has (the others
-    stay NOT-RUN, said here), repeat K with seed K, jobs at a time."""
+    stay NOT-RUN, said here), repeat K with seed K, jobs at a time, with
+    mtu-byte frames (None: the text's, ns3.MTU_TEXT)."""
     from . import ns3
+    mtu = mtu or ns3.MTU_TEXT
     why = ns3.available()
     if why:
         raise RuntimeError("the ns-3 engine cannot run: %s" % why)
@@ -322,7 +329,7 @@ def run_ns3(figs, out, mode, which, resume, rate_arg, repeat, jobs):
                 kernel="ns-3 %s" % ns3.NS3_VERSION,
                 emulation="ns-3 %s, simulated" % ns3.NS3_VERSION, rate_arg=rate_arg,
                 repeats=repeat or F.MODES[mode]["repeat"], jobs=jobs,
-                rate3=rates["wan"], rate4=rates["dcn"], mtu=ns3.MTU_TEXT)
+                rate3=rates["wan"], rate4=rates["dcn"], mtu=mtu)
     say("reproduce: %d runs in ns-3, %d at a time" % (len(todo), jobs))
 
     def one(job):
@@ -333,7 +340,7 @@ def run_ns3(figs, out, mode, which, resume, rate_arg, repeat, jobs):
                        buffer_bdp=f.buffer_bdp, target_ms=f.target_ms(rate),
                        interval_ms=f.interval_ms(rate), seed=rep,
                        out_dir=os.path.join(out, "fig" + f.id), repeat=rep,
-                       tag="fig%s-%s" % (f.id, s))
+                       tag="fig%s-%s" % (f.id, s), mtu=mtu)
     failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
         futs = {ex.submit(one, j): j for j in todo}

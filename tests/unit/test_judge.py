@@ -603,6 +603,42 @@ def test_a_second_batch_into_a_directory_keeps_the_first_and_is_listed(tmp_path)
     assert (tmp_path / "context.json").read_text() == before
 
 
+def test_ns3_runs_take_the_frames_asked_and_a_directory_keeps_one_size(tmp_path, monkeypatch):
+    """Expected result: reproduce --engine ns3 with the VM's frames hands
+    1514 to every run and records it as the directory's frame size (the
+    report's header says it); a later batch with the text's 9014-byte
+    frames into that directory is refused, naming the frame size, and
+    writes nothing; without a size asked, the text's is the default. The
+    estimate of --list grows with the packet rate, so 1514-byte frames
+    cost more than 9014-byte ones."""
+    from testbed import ns3
+    seen = []
+
+    def fake_run(name, scheme, rate, rtt_ms, dur, warm, wl, **kw):
+        seen.append(kw["mtu"])
+        return {"wall_s": 0.0, "sim_s": dur}
+    monkeypatch.setattr(ns3, "available", lambda: "")
+    monkeypatch.setattr(ns3, "run", fake_run)
+    monkeypatch.setattr(reproduce.scenario, "one_line", lambda res: "")
+    out = str(tmp_path)
+    fig = [F.BY_ID["4.5"]]
+    assert reproduce.run(fig, out, "smoke", "pfifo", False, "8", engine="ns3",
+                         mtu=ns3.MTU_VM) == 0
+    assert seen and set(seen) == {1514}, seen
+    assert reproduce._context(out)[1]["mtu"] == 1514
+    before = (tmp_path / "context.json").read_text()
+    assert "mtu 1514" in reproduce.batch_conflict(out, "smoke", "ns3", ns3.MTU_TEXT)
+    with pytest.raises(ValueError):
+        reproduce.run(fig, out, "smoke", "pfifo", False, "8", engine="ns3", mtu=ns3.MTU_TEXT)
+    assert (tmp_path / "context.json").read_text() == before
+    seen.clear()
+    assert reproduce.run(fig, str(tmp_path / "text"), "smoke", "pfifo", False, "8",
+                         engine="ns3") == 0
+    assert set(seen) == {ns3.MTU_TEXT}, seen
+    assert ns3.wall_per_sim_s("4.5", "afcd", 8.0, ns3.MTU_VM) > \
+        ns3.wall_per_sim_s("4.5", "afcd", 8.0, ns3.MTU_TEXT)
+
+
 def test_an_ns3_report_states_the_tcp_its_runs_had():
     """Expected result: a figure's ns-3 report gives the TCP settings its
     runs recorded, each with every value the runs had (DCTCP's ECN on
