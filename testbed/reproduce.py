@@ -182,9 +182,10 @@ def _write_context(path, ctx):
         json.dump(ctx, fh, indent=1)
 
 
-# What a directory's first batch fixes for every later one: its mode and
-# engine (the judge reads one of each), the schemes the judge plans for
-# and the repeats its header states, and when the runs started.
+# What a directory's first batch fixes for every later one: its mode,
+# engine and (ns-3) frame size (the judge reads one of each), the schemes
+# the judge plans for and the repeats its header states, and when the runs
+# started.
 BATCH_FIXED = ("mode", "engine", "schemes", "repeats", "started", "mtu")
 
 
