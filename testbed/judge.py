@@ -508,11 +508,11 @@ def run_dates(M, schemes):
     """The days the schemes' runs were made and the commits and map ABI they
     ran (where recorded), schemes of the same grouped: "2026-11-24
     (drop-tail, RED); 2026-11-26, commit ebb2942e1a2b, ABI 17 (AFCD)" (a
-    reader sees runs of different datapaths side by side); "" without
-    dates. Where the runs had more than one guest kernel, each group names
+    reader sees runs of different datapaths side by side), "commit not
+    recorded" for runs made before runs recorded it; "" without dates. Where the runs had more than one guest kernel, each group names
     its own."""
     from .bottleneck import LABELS
-    groups = {}
+    groups, order = {}, {}     # order: by first day, last day, then text
     kernels = {r["kernel"] for s in schemes for r in M.by.get(s, []) if r.get("kernel")}
     for s in schemes:
         rs = M.by.get(s, [])
@@ -521,14 +521,20 @@ def run_dates(M, schemes):
         abis = sorted({r["abi"] for r in rs if r.get("abi")})
         if days:
             key = " to ".join([days[0], days[-1]] if len(days) > 1 else days)
+            bare = sum(1 for r in rs if not r.get("code"))
             if codes:
                 key += ", commit%s %s" % ("s" if len(codes) > 1 else "", ", ".join(codes))
+                if bare:
+                    key += " (%d run%s without one)" % (bare, "s" if bare > 1 else "")
+            else:
+                key += ", commit not recorded"
             if abis:
                 key += ", ABI %s" % ", ".join(str(a) for a in abis)
             if len(kernels) > 1:
                 key += ", kernel %s" % kernels_of({}, rs)
             groups.setdefault(key, []).append(LABELS.get(s, s))
-    return "; ".join("%s (%s)" % (d, ", ".join(v)) for d, v in sorted(groups.items()))
+            order[key] = (days[0], days[-1], key)
+    return "; ".join("%s (%s)" % (d, ", ".join(groups[d])) for d in sorted(groups, key=order.get))
 
 
 def figure_markdown(fig, verdict, M, schemes, ctx, png=None):

@@ -292,7 +292,8 @@ def test_report_from_json_alone(tmp_path):
 
 def test_run_dates_group_the_schemes():
     """Expected result: the report says on which days each scheme's runs
-    were made and from which commit where the runs recorded it, schemes of
+    were made and from which commit, or that the runs did not record one
+    (all or some of them), schemes of
     the same together, so that runs of two datapaths side by side are
     visible, and the guest kernel of each where the runs had more than
     one; no dates, no line."""
@@ -304,12 +305,18 @@ def test_run_dates_group_the_schemes():
     runs[-1]["date"] = "2026-11-25 09:00"     # fq_codel's third run a day later
     M = judge.Metrics(F.select("3.3")[0], runs, 3)
     d = judge.run_dates(M, ["pfifo", "afcd-paper", "afcd", "fq_codel"])
-    assert d == ("2026-11-24 (drop-tail); 2026-11-24 to 2026-11-25 (fq_codel); "
-                 "2026-11-26 (AFCD (text)); 2026-11-26, commit ff00701aa0b1 (AFCD)"), d
+    assert d == ("2026-11-24, commit not recorded (drop-tail); "
+                 "2026-11-24 to 2026-11-25, commit not recorded (fq_codel); "
+                 "2026-11-26, commit ff00701aa0b1 (AFCD); "
+                 "2026-11-26, commit not recorded (AFCD (text))"), d
+    next(r for r in runs if r["scheme"] == "afcd").pop("code")
+    d = judge.run_dates(M, ["afcd"])
+    assert d == "2026-11-26, commit ff00701aa0b1 (1 run without one) (AFCD)", d
+    next(r for r in runs if r["scheme"] == "afcd")["code"] = "ff00701aa0b1"
     for r in runs:
         r["kernel"] = "6.1.0-57-amd64" if r["scheme"] == "afcd" else "6.1.0-56-amd64"
     d = judge.run_dates(M, ["pfifo", "afcd"])
-    assert d == ("2026-11-24, kernel 6.1.0-56-amd64 (drop-tail); "
+    assert d == ("2026-11-24, commit not recorded, kernel 6.1.0-56-amd64 (drop-tail); "
                  "2026-11-26, commit ff00701aa0b1, kernel 6.1.0-57-amd64 (AFCD)"), d
     assert judge.kernels_of({}, runs) == "6.1.0-56-amd64 and 6.1.0-57-amd64"
     assert judge.kernels_of({"kernel": "A", "batches": [{"kernel": "B"}, {}]}) == "A and B"
