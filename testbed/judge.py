@@ -509,8 +509,9 @@ def run_dates(M, schemes):
     ran (where recorded), schemes of the same grouped: "2026-11-24
     (drop-tail, RED); 2026-11-26, commit ebb2942e1a2b, ABI 17 (AFCD)" (a
     reader sees runs of different datapaths side by side), "commit not
-    recorded" for runs made before runs recorded it; "" without dates. Where the runs had more than one guest kernel, each group names
-    its own."""
+    recorded" for runs made before runs recorded it, "1 run with none"
+    where only some did; "" without dates. Where the runs had more than
+    one guest kernel, each group names its own."""
     from .bottleneck import LABELS
     groups, order = {}, {}     # order: by first day, last day, then text
     kernels = {r["kernel"] for s in schemes for r in M.by.get(s, []) if r.get("kernel")}
@@ -525,7 +526,7 @@ def run_dates(M, schemes):
             if codes:
                 key += ", commit%s %s" % ("s" if len(codes) > 1 else "", ", ".join(codes))
                 if bare:
-                    key += " (%d run%s without one)" % (bare, "s" if bare > 1 else "")
+                    key += ", %d run%s with none" % (bare, "s" if bare > 1 else "")
             else:
                 key += ", commit not recorded"
             if abis:

@@ -311,7 +311,7 @@ def test_run_dates_group_the_schemes():
                  "2026-11-26, commit not recorded (AFCD (text))"), d
     next(r for r in runs if r["scheme"] == "afcd").pop("code")
     d = judge.run_dates(M, ["afcd"])
-    assert d == "2026-11-26, commit ff00701aa0b1 (1 run without one) (AFCD)", d
+    assert d == "2026-11-26, commit ff00701aa0b1, 1 run with none (AFCD)", d
     next(r for r in runs if r["scheme"] == "afcd")["code"] = "ff00701aa0b1"
     for r in runs:
         r["kernel"] = "6.1.0-57-amd64" if r["scheme"] == "afcd" else "6.1.0-56-amd64"
