@@ -29,7 +29,7 @@ import os
 from . import figures as F
 from .scenario import goodput_mbps, utilization
 from .workload import flow_t0
-from .stats import jain, percentile
+from .stats import ci95_sd_factor, jain, percentile
 
 MIN_VALID = 2
 
@@ -393,7 +393,8 @@ SHORT_COLUMNS = [("fct_p50", "FCT p50 ms", "%.0f"), ("fct_p99", "FCT p99 ms", "%
 
 
 def table_markdown(fig, M, schemes):
-    """mean ± sd over the valid runs, valid/runs, per scheme."""
+    """mean ± sd over the valid runs, valid/runs, per scheme, and the line
+    under the table that says what ± is (spread_note())."""
     cols = list(METRIC_COLUMNS)
     extra = {"3.3": [("ratio:cubic/sack", "CUBIC/SACK", "%.2f")],
              "3.4": [("cwnd_ratio", "cwnd ratio", "%.2f"), ("srtt_p90", "srtt-base p90 ms",
@@ -426,7 +427,22 @@ def table_markdown(fig, M, schemes):
         why = sorted({x for r in M.by[s] for x in r.get("invalid_reasons", [])})
         lines.append("| %s | %s | %d/%d%s |" % (LABELS.get(s, s), " | ".join(cells), nv, nr,
                                                 " (" + "; ".join(why) + ")" if why else ""))
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n\n" + spread_note(
+        [len(M.valid.get(s, [])) for s in schemes if s in M.by])
+
+
+def spread_note(ns):
+    """What a table's ± means, for schemes of ns valid runs each: the
+    sample standard deviation, and the factor that turns it into the
+    mean's 95 % confidence interval (Student's t) for each n; or that one
+    run a scheme has no spread."""
+    ns = sorted({n for n in ns if n > 1})
+    if not ns:
+        return "One run a scheme: no spread, no confidence interval."
+    ks = ["± %.2f sd at n = %d" % (ci95_sd_factor(n), n) for n in ns if ci95_sd_factor(n)]
+    return ("± is the sample standard deviation over a scheme's valid runs (n of them, the last "
+            "column)" + ("; the mean's 95 %% confidence interval (Student's t) is %s" %
+                         ", ".join(ks) if ks else "") + ".")
 
 
 # ns-3 3.44's TcpSocket defaults (ConnTimeout, ConnCount, DataRetries), which

@@ -737,3 +737,19 @@ def test_cpu_times_compare_only_within_one_batch():
         why = [x["numbers"] for x in v["checks"] if x["variant"] == "project"
                and x["id"] in ("BPF cost", "guest CPU")]
         assert all("within one batch" in w for w in why), why
+
+
+def test_spread_note_says_what_plus_minus_is():
+    """Expected result: under each table a line says that ± is the sample
+    standard deviation and gives the factor to the mean's 95 % confidence
+    interval for each number of valid runs (t(0.975, 2) / sqrt(3) = 2.48
+    at n = 3); a page of single runs says it has no spread."""
+    assert judge.spread_note([3, 3, 2, 1]) == (
+        "± is the sample standard deviation over a scheme's valid runs (n of them, the last "
+        "column); the mean's 95 % confidence interval (Student's t) is ± 8.98 sd at n = 2, "
+        "± 2.48 sd at n = 3.")
+    assert judge.spread_note([1, 1, 0]) == "One run a scheme: no spread, no confidence interval."
+    runs = _fig33(BASE33, DELAY33, invalid={("afcd", 3)})
+    md = judge.table_markdown(F.select("3.3")[0], judge.Metrics(F.select("3.3")[0], runs, 3),
+                              ["pfifo", "afcd"])
+    assert md.endswith("± 8.98 sd at n = 2, ± 2.48 sd at n = 3."), md
