@@ -584,7 +584,8 @@ def figure_markdown(fig, verdict, M, schemes, ctx, png=None):
             LABELS.get(s, s), k, len(names), ", ".join(names)) for s, k, names in silent]
         out += [""]
     passed = [(s, r.get("repeat"), r["short_ports_passed"]) for s in schemes
-              for r in M.by.get(s, []) if r.get("short_ports_passed") is not None]
+              for r in M.by.get(s, [])
+              if r.get("short_ports_passed") is not None and r.get("short_flows")]
     if passed:
         out += ["**Short flows' ports passed over** (ns-3: a client skips a port whose last "
                 "connection's server side is still open, docs/NS3.md)", ""]

@@ -705,6 +705,11 @@ def test_short_flows_that_never_complete_and_silent_long_flows_are_shown():
     v, M = judge.judge_figure(F.BY_ID["4.7"], [dict(run, short_ports_passed=3)], 1)
     md = judge.figure_markdown(F.BY_ID["4.7"], v, M, ["fall"], {"rate_mbit": R})
     assert "**Short flows' ports passed over**" in md and "- FaLL run 1: 3" in md
+    # a run without short flows has no ports to pass over (ns-3 records 0)
+    v, M = judge.judge_figure(F.BY_ID["4.7"], [dict(run, short_ports_passed=0, short_flows=[])],
+                              1)
+    md = judge.figure_markdown(F.BY_ID["4.7"], v, M, ["fall"], {"rate_mbit": R})
+    assert "ports passed over" not in md
 
 
 def test_cpu_times_compare_only_within_one_batch():
