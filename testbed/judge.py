@@ -439,7 +439,7 @@ def spread_note(ns):
     ns = sorted({n for n in ns if n > 1})
     if not ns:
         return "One run a scheme: no spread, no confidence interval."
-    ks = ["± %.2f sd at n = %d" % (ci95_sd_factor(n), n) for n in ns if ci95_sd_factor(n)]
+    ks = ["± %.2f sd at n = %d" % (k, n) for n, k in ((n, ci95_sd_factor(n)) for n in ns) if k]
     return ("± is the sample standard deviation over a scheme's valid runs (n of them, the last "
             "column)" + ("; the mean's 95 %% confidence interval (Student's t) is %s" %
                          ", ".join(ks) if ks else "") + ".")
