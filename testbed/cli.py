@@ -20,7 +20,8 @@ the dissertation's experiments in network namespaces.
                    [--out DIR] [--resume]     the dissertation's figures, run and judged
   afcd-testbed reproduce ... --engine ns3 [--jobs N]   the same figures in ns-3 (make sim)
   afcd-testbed reproduce --list [FIGS] [--engine ns3]  figures, runs, estimated VM or wall time
-  afcd-testbed reproduce --judge DIR [FIGS]   judge and plot again from the JSONs (host)
+  afcd-testbed reproduce --judge DIR [FIGS]   judge and plot again from the JSONs (host;
+                                              without FIGS, the figures DIR holds)
 
 Every run records the guest's CPU, the loader's CPU, timer lateness and
 whether each sender reached its configured rate, and is marked invalid
@@ -342,6 +343,10 @@ def reproduce_main(args):
     if args.judge:
         if not os.path.isdir(out):
             sys.exit("afcd-testbed reproduce --judge: no directory %s" % out)
+        if not args.scenario:
+            figs = reproduce.judged_here(figs, out)
+            if not figs:
+                sys.exit("afcd-testbed reproduce --judge: no runs of any figure in %s" % out)
         reproduce.judge_all(figs, out)
         return 0
     if os.geteuid() != 0:

@@ -361,6 +361,16 @@ def run_ns3(figs, out, mode, which, resume, rate_arg, repeat, jobs, mtu=None):
     return failed
 
 
+def judged_here(figs, out):
+    """The figures of figs that out holds: runs (their own or those of the
+    figure they are judged on, fig. 4.4 on 4.3's) or a page judged before.
+    What `--judge DIR` judges when no figure is named, so that a directory
+    of some figures gets no NOT-RUN page for the others."""
+    return [f for f in figs
+            if os.path.exists(os.path.join(out, "fig" + f.id, "verdict.json"))
+            or judge.load_runs(os.path.join(out, "fig" + f.run_id))]
+
+
 def judge_all(figs, out, which=None):
     """Judge and plot figs from the JSONs under out (host side); writes the
     per-figure reports and the top-level one. Returns the summary rows."""

@@ -4,11 +4,14 @@ invalid runs, a premise that fails, a claim that fails, the text's variant
 against the project's, and the report written from JSON alone."""
 import json
 import os
+import subprocess
 
 import pytest
 
 from testbed import figures as F
 from testbed import judge, reproduce
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 R = 35.0
 
@@ -288,6 +291,29 @@ def test_report_from_json_alone(tmp_path):
     assert tally["text"]["figures"]["PASS"] == 1 and tally["text"]["figures"]["NOT-RUN"] == 2
     assert tally["text"]["claims"]["pass"] == 2 and tally["text"]["claims"]["fail"] == 0
     assert "2 passed, 0 failed, 0 tied" in top
+
+
+def test_judge_dir_judges_the_figures_it_holds(tmp_path):
+    """Expected result: without named figures, --judge DIR judges only the
+    figures DIR holds runs of (fig. 3.4 on fig. 3.3's) or a page of, so
+    a directory of a few figures gets no NOT-RUN page for the others; an
+    empty directory is one clear error that writes nothing."""
+    d = tmp_path / "fig3.3"
+    d.mkdir()
+    for r in _fig33(BASE33, DELAY33):
+        (d / ("fig3.3-%s-r%d.json" % (r["scheme"], r["repeat"]))).write_text(json.dumps(r))
+    assert [f.id for f in reproduce.judged_here(F.select("all"), str(tmp_path))] == \
+        ["3.3", "3.4"]
+    (tmp_path / "fig4.5").mkdir()
+    (tmp_path / "fig4.5" / "verdict.json").write_text("{}")
+    assert [f.id for f in reproduce.judged_here(F.select("all"), str(tmp_path))] == \
+        ["3.3", "3.4", "4.5"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    p = subprocess.run([os.path.join(ROOT, "tools", "afcd-testbed"), "reproduce", "--judge", str(empty)],
+                       capture_output=True, text=True)
+    assert p.returncode != 0 and "no runs of any figure" in p.stderr, p.stderr
+    assert os.listdir(empty) == []
 
 
 def test_run_dates_group_the_schemes():
