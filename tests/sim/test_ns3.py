@@ -138,7 +138,7 @@ def test_churn_past_the_flow_table_is_one_entity():
     import types
     from testbed import churn_sim
     a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=8.0, warm=4.0, cubic=2, churn_mbit=14.0,
-                              seed=1, flood=0.0, sndbuf=0, fq_buckets=0)
+                              seed=1, flood=0.0, sndbuf=0, fq_buckets=0, stagger=0.0)
     r = churn_sim.one("afcd", (100000, 1024), a)
     assert r["valid"], r["invalid_reasons"]
     share = RATE / 3
@@ -163,7 +163,7 @@ def test_flood_row_gives_the_flood_its_shares():
     import types
     from testbed import churn_sim
     a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=2, churn_mbit=0.0,
-                              seed=1, flood=1.0, sndbuf=0, fq_buckets=0)
+                              seed=1, flood=1.0, sndbuf=0, fq_buckets=0, stagger=0.0)
     ours = churn_sim.one("afcd", (0, 0), a)
     fifo = churn_sim.one("pfifo", (0, 0), a)
     assert ours["valid"] and fifo["valid"], (ours, fifo)
@@ -180,7 +180,7 @@ def test_fq_codel_buckets_are_the_runs():
     buckets."""
     from testbed import churn_sim
     a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=2, churn_mbit=0.0,
-                              seed=1, flood=1.0, sndbuf=0, fq_buckets=0)
+                              seed=1, flood=1.0, sndbuf=0, fq_buckets=0, stagger=0.0)
     fq = churn_sim.one("fq_codel", (0, 0), a)
     a.fq_buckets = 1
     one = churn_sim.one("fq_codel", (0, 0), a)

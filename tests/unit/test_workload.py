@@ -172,3 +172,25 @@ def test_failed_client_says_why():
     valid, reasons = validity.judge(res)
     assert not valid and reasons[0].startswith("sender udp0 sent nothing of its 8.0 Mbit/s "
                                                "(iperf3: unable to read from stream socket")
+
+
+def test_crowd_starts_staggered_from_the_seed():
+    """Expected result: churn_sim's --stagger S starts every CUBIC flow of a
+    crowd (and the flood) at U[0, S) s, the same times for the same seed
+    and other times for another; without it all start at t = 0; S at or
+    above the warm-up is refused (the window would open before the last
+    flow started)."""
+    from testbed import churn_sim
+
+    def starts(text):
+        return [float(ln.split()[-1]) for ln in text.splitlines() if ln.startswith("flow ")]
+
+    args = ("afcd", 10000.0, 100.0, 45.0, 15.0, 50, 0, 0.0, 0)
+    s1 = starts(churn_sim.spec(*args, seed=1, flood=1.0, stagger_s=5.0))
+    assert len(s1) == 51 and all(0.0 <= t < 5.0 for t in s1), s1
+    assert max(s1) - min(s1) > 2.5, s1
+    assert s1 == starts(churn_sim.spec(*args, seed=1, flood=1.0, stagger_s=5.0))
+    assert s1 != starts(churn_sim.spec(*args, seed=2, flood=1.0, stagger_s=5.0))
+    assert set(starts(churn_sim.spec(*args, seed=1, flood=1.0))) == {0.0}
+    with pytest.raises(SystemExit):
+        churn_sim.main(["--cubic", "2", "--warm", "5", "--stagger", "5"])
