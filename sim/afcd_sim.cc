@@ -10,6 +10,11 @@
  *
  *   seed N                 the programs' and ns-3's random streams
  *   topology dumbbell|yshape|tree   senders N
+ *   receivers M            the dumbbell's receiver hosts (1): with M > 1
+ *                          the bottleneck ends at a switch with M hosts
+ *                          behind it at A, TCP flow i on host i % M
+ *                          (crowds: ns-3's endpoint demux walks a list
+ *                          per packet, O(sockets on the node))
  *   rate_mbit R  rtt_ms T  duration_s D  warmup_s W
  *   access_mbit A          the senders' (and leaves') links (0: 10 x R)
  *   rto_min_ms M  ecn 0|1  sndbuf_bytes B  sack 0|1 (1)
@@ -68,6 +73,9 @@ namespace {
 /* A churn flow's frames: 64 bytes on the wire (Ethernet 14, IPv4 20, UDP 8,
  * 22 of payload). */
 constexpr uint32_t kChurnFrame = 64, kChurnPayload = 22;
+/* the long flows' ports at the receivers (InstallFlows); the short flows'
+ * server listens at TCP 4000 */
+constexpr uint16_t kFlowPort = 5000, kUdpPort = 3000;
 
 struct FlowSpec
 {
@@ -89,6 +97,7 @@ struct Spec
     uint64_t seed{1};
     std::string topology{"dumbbell"};
     int senders{1};
+    int receivers{1};
     double rateMbit{0}, rttMs{0}, durationS{0}, warmupS{0}, accessMbit{0}, rtoMinMs{200};
     double delAckMs{-1}; /* < 0: min(40, rto_min_ms / 4) */
     bool ecn{false}, tcpSeries{false}, sack{true};
@@ -113,6 +122,7 @@ ReadItem(Spec& s, const std::string& k, std::istringstream& ls, const std::strin
         {"seed", [](Spec& s, std::istream& i) { i >> s.seed; }},
         {"topology", [](Spec& s, std::istream& i) { i >> s.topology; }},
         {"senders", [](Spec& s, std::istream& i) { i >> s.senders; }},
+        {"receivers", [](Spec& s, std::istream& i) { i >> s.receivers; }},
         {"rate_mbit", [](Spec& s, std::istream& i) { i >> s.rateMbit; }},
         {"rtt_ms", [](Spec& s, std::istream& i) { i >> s.rttMs; }},
         {"duration_s", [](Spec& s, std::istream& i) { i >> s.durationS; }},
@@ -188,6 +198,11 @@ CheckSpec(const Spec& s)
             throw std::runtime_error("sender " + std::to_string(f.sender) +
                                      " has two congestion controls (one per sender in ns-3)");
     }
+    if (s.receivers < 1 || (s.receivers > 1 && s.topology != "dumbbell"))
+        throw std::runtime_error("receivers must be >= 1, and 1 but in a dumbbell");
+    if ((s.flows.size() + s.receivers - 1) / s.receivers > 65535 - kFlowPort + 1u)
+        throw std::runtime_error("too many flows for the receivers' ports (at most " +
+                                 std::to_string(65535 - kFlowPort + 1) + " a receiver)");
     if (s.churnFlows < 1 || s.churnFlows > (1u << 24))
         throw std::runtime_error("churn_flows must be 1 .. 2^24");
     if (s.shortPorts < 1 || s.shortPorts > 16384)
@@ -490,8 +505,10 @@ class Run
 
     const Spec& m_s;
     NodeContainer m_senders, m_leaves;
-    Ptr<Node> m_router, m_receiver;
+    Ptr<Node> m_router, m_receiver; // m_receiver: receiver 0, the short flows' server's
     Ipv4Address m_recvAddr;
+    NodeContainer m_receivers;
+    std::vector<Ipv4Address> m_recvAddrs; // of m_receivers, in order
     std::vector<Ipv4Address> m_senderAddr;
     Ptr<QueueDisc> m_qdisc;
     Ptr<AfcdEdtQueueDisc> m_afcd;
@@ -618,19 +635,24 @@ Run::BuildTopology()
     int nleaves = s.topology == "tree" ? (s.senders + 2) / 3 : 0;
     m_leaves.Create(nleaves);
     m_router = CreateObject<Node>();
-    m_receiver = CreateObject<Node>();
+    m_receivers.Create(s.receivers);
+    m_receiver = m_receivers.Get(0);
+    /* with M receivers, the far end of the bottleneck is a switch */
+    Ptr<Node> far = s.receivers > 1 ? CreateObject<Node>() : m_receiver;
     InternetStackHelper stack;
     stack.Install(m_senders);
     stack.Install(m_leaves);
     stack.Install(m_router);
-    stack.Install(m_receiver);
+    stack.Install(m_receivers);
+    if (s.receivers > 1)
+        stack.Install(far);
 
     PointToPointHelper acc, bot;
     acc.SetDeviceAttribute("DataRate", DataRateValue(DataRate(access * 1e6)));
     acc.SetChannelAttribute("Delay", TimeValue(MicroSeconds(1)));
     bot.SetDeviceAttribute("DataRate", DataRateValue(DataRate(s.rateMbit * 1e6)));
     bot.SetQueue("ns3::DropTailQueue", "MaxSize", QueueSizeValue(QueueSize("1p")));
-    double hopsUs = (s.topology == "tree" ? 2 : 1) * 1.0;
+    double hopsUs = (s.topology == "tree" ? 2 : 1) * 1.0 + (s.receivers > 1 ? 1.0 : 0.0);
     bot.SetChannelAttribute("Delay",
                             TimeValue(MicroSeconds(std::max(1.0, s.rttMs * 500 - hopsUs))));
     Ipv4AddressHelper ip;
@@ -651,9 +673,13 @@ Run::BuildTopology()
     }
     for (int j = 0; j < nleaves; j++)
         link(acc, m_leaves.Get(j), m_router);
-    auto bl = link(bot, m_router, m_receiver);
-    m_recvAddr = bl.second.GetAddress(1);
+    auto bl = link(bot, m_router, far);
     m_bottleDev = bl.first.Get(0);
+    if (s.receivers == 1)
+        m_recvAddrs.push_back(bl.second.GetAddress(1));
+    for (int j = 0; s.receivers > 1 && j < s.receivers; j++)
+        m_recvAddrs.push_back(link(acc, far, m_receivers.Get(j)).second.GetAddress(1));
+    m_recvAddr = m_recvAddrs[0];
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 }
 
@@ -681,28 +707,36 @@ Run::InstallBottleneck()
     }
 }
 
-/* The long flows: a sink on the receiver and a bulk (TCP) or constant-rate
- * (UDP) sender, each from its start to the run's end. */
+/* The long flows: a sink on a receiver and a bulk (TCP) or constant-rate
+ * (UDP) sender, each from its start to the run's end. One receiver: flow i
+ * at port kFlowPort + i. M receivers: TCP flow i on receiver i % M at
+ * kFlowPort + i / M, the UDP flows on receiver 0 at kUdpPort + their
+ * count (SetChurn keys on the UDP port alone). */
 void
 Run::InstallFlows()
 {
     const Spec& s = m_s;
-    uint16_t port = 5000;
     m_flows.resize(s.flows.size());
-    for (size_t i = 0; i < s.flows.size(); i++, port++)
+    uint16_t udp = 0;
+    for (size_t i = 0; i < s.flows.size(); i++)
     {
         FlowState& f = m_flows[i];
         f.spec = s.flows[i];
         Ptr<Node> src = m_senders.Get(f.spec.sender);
         bool tcp = f.spec.proto == "tcp";
+        size_t rx = s.receivers > 1 && tcp ? i % s.receivers : 0;
+        uint16_t port = s.receivers == 1 ? kFlowPort + i
+                        : tcp            ? kFlowPort + i / s.receivers
+                                         : kUdpPort + udp++;
+        Ipv4Address dst = m_recvAddrs[rx];
         std::string fac = tcp ? "ns3::TcpSocketFactory" : "ns3::UdpSocketFactory";
         PacketSinkHelper sink(fac, InetSocketAddress(Ipv4Address::GetAny(), port));
-        f.sink = DynamicCast<PacketSink>(sink.Install(m_receiver).Get(0));
+        f.sink = DynamicCast<PacketSink>(sink.Install(m_receivers.Get(rx)).Get(0));
         if (tcp)
         {
             src->GetObject<TcpL4Protocol>()->SetAttribute(
                 "SocketType", TypeIdValue(TypeId::LookupByName(CcTypeId(f.spec.cc))));
-            BulkSendHelper bs(fac, InetSocketAddress(m_recvAddr, port));
+            BulkSendHelper bs(fac, InetSocketAddress(dst, port));
             f.app = bs.Install(src).Get(0);
         }
         else
@@ -710,7 +744,7 @@ Run::InstallFlows()
             /* churn: 64-byte frames (22 bytes of payload) at RATE_MBIT of
              * frames, each seen by the program as another flow's */
             bool churn = f.spec.proto == "churn";
-            OnOffHelper oo(fac, InetSocketAddress(m_recvAddr, port));
+            OnOffHelper oo(fac, InetSocketAddress(dst, port));
             if (churn)
                 oo.SetConstantRate(DataRate(f.spec.rateMbit * 1e6 * kChurnPayload /
                                             kChurnFrame),

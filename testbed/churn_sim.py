@@ -60,7 +60,7 @@ def rows_arg(text):
 
 
 def spec(scheme, rate_mbit, rtt_ms, secs, warm_s, n_cubic, churn_flows, churn_mbit, table,
-         seed, flood=0.0, sndbuf=0, fq_buckets=0, stagger_s=0.0):
+         seed, flood=0.0, sndbuf=0, fq_buckets=0, stagger_s=0.0, hosts=1):
     """The afcd-sim spec of one run: n_cubic CUBIC flows from t = 0 (with
     stagger_s > 0 each flow, the flood and the churn U[0, stagger_s) s
     later, drawn from random.Random(seed): ns3.spec_text's jitter) and,
@@ -71,14 +71,23 @@ def spec(scheme, rate_mbit, rtt_ms, secs, warm_s, n_cubic, churn_flows, churn_mb
     each socket's buffers, bytes (afcd-sim's default otherwise);
     fq_buckets > 0: the flow queues of ns-3's FqCoDel/FqPie (their
     attribute Flows, Linux's fq_codel "flows"; default 1,024 in both).
+    hosts > 1: the CUBIC flows spread over that many sender hosts and as
+    many receiver hosts (flow i from sender i % hosts to receiver i %
+    hosts), as a crowd is: ns-3 walks a node's list of endpoints for every
+    packet it receives, so N sockets on one node cost O(N) a packet
+    (10,000 on one: 87 % of the simulator's time in
+    Ipv4EndPointDemux::Lookup). The bottleneck is the same link.
     Buffer 1 BDP, target 5 ms, interval 100 ms, no ECN."""
-    flows = [Flow("c%d" % i, cc="cubic", start_s=0.0) for i in range(n_cubic)]
+    flows = [Flow("c%d" % i, sender=i % hosts, cc="cubic", start_s=0.0)
+             for i in range(n_cubic)]
     if churn_flows:
         flows.append(Flow("churn", proto="churn", cc=None, rate_mbit=churn_mbit))
     if flood:
         flows.append(Flow("flood", proto="udp", cc=None, rate_mbit=flood * rate_mbit))
     text = ns3.spec_text(scheme, rate_mbit, rtt_ms, secs, warm_s, flows, None, None, 1.0, 5.0,
                          100.0, False, seed, False, jitter_s=stagger_s)
+    if hosts > 1:
+        text += "receivers %d\n" % hosts
     if sndbuf:
         text += "sndbuf_bytes %d\n" % sndbuf
     if fq_buckets and scheme in FQ_SCHEMES:
@@ -98,7 +107,7 @@ def one(scheme, row, a):
     Mbit/s over [warm, secs]; the churn's in its 64-byte frames."""
     churn_flows, table = row
     text = spec(scheme, a.rate, a.rtt, a.secs, a.warm, a.cubic, churn_flows, a.churn_mbit,
-                table, a.seed, a.flood, a.sndbuf, a.fq_buckets, a.stagger)
+                table, a.seed, a.flood, a.sndbuf, a.fq_buckets, a.stagger, a.hosts)
     t0 = time.time()
     p = subprocess.run([ns3.SIM], input=text, capture_output=True, text=True)
     wall = time.time() - t0
@@ -126,6 +135,7 @@ def one(scheme, row, a):
             "rate_mbit": a.rate, "rtt_ms": a.rtt, "secs": a.secs, "warm_s": a.warm,
             "seed": a.seed, "churn_mbit": a.churn_mbit if churn_flows else 0,
             "flood_x": a.flood, "sndbuf": a.sndbuf or None, "stagger_s": a.stagger,
+            "hosts": a.hosts,
             "cubic_mbps": gp, "jain": jain(gp), "starved": sum(1 for g in gp if g <= 0),
             "churn_mbps": churn_gp, "flood_mbps": flood_gp,
             # the flood's share in fair shares of the link (N long flows + it)
@@ -187,6 +197,10 @@ def main(argv=None):
     ap.add_argument("--stagger", type=float, default=0.0,
                     help="seconds over which the flows start, U[0, S) each from the seed "
                     "(default 0: all at t = 0; below --warm)")
+    ap.add_argument("--hosts", type=int, default=1,
+                    help="sender hosts and receiver hosts the CUBIC flows spread over "
+                    "(default 1; crowds of thousands need about N / 100: ns-3's cost is "
+                    "O(sockets on a node) a packet)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default=None, help="JSON of every run")
@@ -199,20 +213,21 @@ def main(argv=None):
     if a.fq_buckets and not set(a.schemes.split(",")) & set(FQ_SCHEMES):
         bad = bad or ["--fq-buckets without %s" % " or ".join(FQ_SCHEMES)]
     if bad or a.cubic < 1 or a.flood < 0 or not 0 <= a.fq_buckets <= FQ_MAX_BUCKETS or \
-            not 0 <= a.stagger < a.warm:
+            not 0 <= a.stagger < a.warm or a.hosts < 1:
         ap.error("not a run: %s" % (", ".join(bad) or "--cubic >= 1, --flood >= 0, "
-                                    "--fq-buckets 1 .. %d, 0 <= --stagger < --warm" %
+                                    "--fq-buckets 1 .. %d, 0 <= --stagger < --warm, "
+                                    "--hosts >= 1" %
                                     FQ_MAX_BUCKETS))
     why = ns3.available()
     if why:
         print("churn_sim: %s" % why, file=sys.stderr)
         return 2
     runs = [(s, row) for s in a.schemes.split(",") for row in a.rows]
-    print("    %d runs, %g Mbit/s, %g ms, %g s (%g warm-up), %d CUBIC starting over %g s, "
-          "churn %g Mbit/s of 64-byte frames, flood %gx, socket buffers %s, ns-3 %s, "
-          "%d at once" % (len(runs), a.rate, a.rtt, a.secs, a.warm, a.cubic, a.stagger,
-                          a.churn_mbit, a.flood, a.sndbuf or "afcd-sim's", ns3.NS3_VERSION,
-                          a.jobs))
+    print("    %d runs, %g Mbit/s, %g ms, %g s (%g warm-up), %d CUBIC starting over %g s "
+          "from %d host(s) to %d, churn %g Mbit/s of 64-byte frames, flood %gx, socket "
+          "buffers %s, ns-3 %s, %d at once" % (
+              len(runs), a.rate, a.rtt, a.secs, a.warm, a.cubic, a.stagger, a.hosts, a.hosts,
+              a.churn_mbit, a.flood, a.sndbuf or "afcd-sim's", ns3.NS3_VERSION, a.jobs))
     print("    algo     churn    table    jain   cubic min/mean/max  starv churn/flood shares"
           "  util   backlog p50/p99 ms  entries   BPF ns wall s")
     out = []

@@ -138,7 +138,7 @@ def test_churn_past_the_flow_table_is_one_entity():
     import types
     from testbed import churn_sim
     a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=8.0, warm=4.0, cubic=2, churn_mbit=14.0,
-                              seed=1, flood=0.0, sndbuf=0, fq_buckets=0, stagger=0.0)
+                              seed=1, flood=0.0, sndbuf=0, fq_buckets=0, stagger=0.0, hosts=1)
     r = churn_sim.one("afcd", (100000, 1024), a)
     assert r["valid"], r["invalid_reasons"]
     share = RATE / 3
@@ -163,7 +163,7 @@ def test_flood_row_gives_the_flood_its_shares():
     import types
     from testbed import churn_sim
     a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=2, churn_mbit=0.0,
-                              seed=1, flood=1.0, sndbuf=0, fq_buckets=0, stagger=0.0)
+                              seed=1, flood=1.0, sndbuf=0, fq_buckets=0, stagger=0.0, hosts=1)
     ours = churn_sim.one("afcd", (0, 0), a)
     fifo = churn_sim.one("pfifo", (0, 0), a)
     assert ours["valid"] and fifo["valid"], (ours, fifo)
@@ -180,7 +180,7 @@ def test_fq_codel_buckets_are_the_runs():
     buckets."""
     from testbed import churn_sim
     a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=2, churn_mbit=0.0,
-                              seed=1, flood=1.0, sndbuf=0, fq_buckets=0, stagger=0.0)
+                              seed=1, flood=1.0, sndbuf=0, fq_buckets=0, stagger=0.0, hosts=1)
     fq = churn_sim.one("fq_codel", (0, 0), a)
     a.fq_buckets = 1
     one = churn_sim.one("fq_codel", (0, 0), a)
@@ -299,3 +299,27 @@ def test_an_attribute_default_ns3_does_not_take_is_refused():
     p = subprocess.run([ns3.SIM], input="\n".join(spec) + "\n", capture_output=True, text=True)
     assert p.returncode == 1 and not p.stdout, p
     assert "NoSuchThing" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+
+
+def test_a_crowd_spread_over_hosts_shares_one_bottleneck():
+    """Expected result: churn_sim's --hosts 2 puts 4 CUBIC flows on 2
+    sender hosts and 2 receiver hosts behind a switch at the bottleneck's
+    far end: every flow delivers, the flood (UDP, receiver 0) is held to
+    at most 1.5 of five shares by the datapath's program on that one link,
+    and the link is used; afcd-sim refuses more than one receiver outside
+    a dumbbell with one error and runs nothing."""
+    import subprocess
+    from testbed import churn_sim
+    a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=4, churn_mbit=0.0,
+                              seed=1, flood=1.0, sndbuf=0, fq_buckets=0, stagger=0.0, hosts=2)
+    spec = churn_sim.spec("afcd", RATE, RTT, 4.0, 1.5, 4, 0, 0.0, 0, 1, flood=1.0, hosts=2)
+    assert "receivers 2" in spec and "senders 2" in spec, spec
+    r = churn_sim.one("afcd", (0, 0), a)
+    assert r["valid"] and r["hosts"] == 2, r
+    assert r["starved"] == 0 and r["flood_shares"] <= 1.5, r
+    assert r["utilization"] >= 0.8, r["utilization"]
+    bad = ["topology yshape", "senders 2", "receivers 2", "rate_mbit 10", "rtt_ms 20",
+           "duration_s 1", "bottleneck ns3 ns3::FifoQueueDisc", "flow a a 0 - udp 1 0"]
+    p = subprocess.run([ns3.SIM], input="\n".join(bad) + "\n", capture_output=True, text=True)
+    assert p.returncode == 1 and not p.stdout, p
+    assert "receivers" in p.stderr and p.stderr.count("\n") == 1, p.stderr
