@@ -287,9 +287,18 @@ class Metrics:
         return 2.0 * math.sqrt((sa * sa + sb * sb) / 2.0)
 
     def other(self, fid, scheme, metric):
-        """The metric of another figure's runs (3.7 against 3.6, ...)."""
+        """The metric of another figure's runs (3.7 against 3.6, ...);
+        NoRunsOf when the directory has not enough valid runs of scheme in
+        that figure."""
         o = self.others.get(fid)
-        return o.mean(scheme, metric) if o else None
+        v = o.mean(scheme, metric) if o else None
+        if v is None:
+            raise NoRunsOf("fig. %s has not enough valid runs of %s here" % (fid, scheme))
+        return v
+
+
+class NoRunsOf(Exception):
+    """A check compares with another figure whose runs are missing."""
 
 
 OUTCOME = {True: "PASS", False: "FAIL", F.TIE: "TIE", None: "INCONCLUSIVE"}
@@ -337,6 +346,8 @@ def judge_figure(fig, runs, repeats, others=None, planned=()):
             V = F.VARIANTS[v or "text"]
             try:
                 ok, nums = c.fn(M, V)
+            except NoRunsOf as e:
+                ok, nums = None, "cannot be evaluated: %s" % e
             except (TypeError, ZeroDivisionError, KeyError, ValueError) as e:
                 # a scheme it compares with has no data (None in arithmetic)
                 ok, nums = None, "cannot be evaluated (a scheme it names has no data: %s)" % e

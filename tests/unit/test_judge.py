@@ -784,3 +784,16 @@ def test_spread_note_says_what_plus_minus_is():
     md = judge.table_markdown(F.select("3.3")[0], judge.Metrics(F.select("3.3")[0], runs, 3),
                               ["pfifo", "afcd"])
     assert md.endswith("± 8.98 sd at n = 2, ± 2.48 sd at n = 3."), md
+
+
+def test_a_check_on_another_figure_without_its_runs_says_which():
+    """Expected result: a check that compares with another figure's runs
+    (fig. 3.8's "improved compared to 3.4.4" with fig. 3.7) is
+    INCONCLUSIVE when the directory lacks them, and says which figure and
+    scheme it misses; with them it reads their mean."""
+    _, m33 = judge.judge_figure(F.BY_ID["3.3"], _fig33(BASE33, DELAY33), 3)
+    _, M = judge.judge_figure(F.BY_ID["3.3"], _fig33(BASE33, DELAY33), 3, others={})
+    with pytest.raises(judge.NoRunsOf, match="fig. 3.7 has not enough valid runs of afcd"):
+        M.other("3.7", "afcd", "jain")
+    M.others = {"3.3": m33}
+    assert M.other("3.3", "afcd", "jain") == m33.mean("afcd", "jain") is not None
