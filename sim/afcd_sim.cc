@@ -505,9 +505,8 @@ class Run
 
     const Spec& m_s;
     NodeContainer m_senders, m_leaves;
-    Ptr<Node> m_router, m_receiver; // m_receiver: receiver 0, the short flows' server's
-    Ipv4Address m_recvAddr;
-    NodeContainer m_receivers;
+    Ptr<Node> m_router;
+    NodeContainer m_receivers;            // receiver 0 serves the short flows
     std::vector<Ipv4Address> m_recvAddrs; // of m_receivers, in order
     std::vector<Ipv4Address> m_senderAddr;
     Ptr<QueueDisc> m_qdisc;
@@ -636,9 +635,8 @@ Run::BuildTopology()
     m_leaves.Create(nleaves);
     m_router = CreateObject<Node>();
     m_receivers.Create(s.receivers);
-    m_receiver = m_receivers.Get(0);
     /* with M receivers, the far end of the bottleneck is a switch */
-    Ptr<Node> far = s.receivers > 1 ? CreateObject<Node>() : m_receiver;
+    Ptr<Node> far = s.receivers > 1 ? CreateObject<Node>() : m_receivers.Get(0);
     InternetStackHelper stack;
     stack.Install(m_senders);
     stack.Install(m_leaves);
@@ -679,7 +677,6 @@ Run::BuildTopology()
         m_recvAddrs.push_back(bl.second.GetAddress(1));
     for (int j = 0; s.receivers > 1 && j < s.receivers; j++)
         m_recvAddrs.push_back(link(acc, far, m_receivers.Get(j)).second.GetAddress(1));
-    m_recvAddr = m_recvAddrs[0];
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 }
 
@@ -784,7 +781,7 @@ Run::InstallShorts()
     const uint16_t port = 4000;
     if (s.shorts.empty())
         return;
-    m_short.Listen(m_receiver, port);
+    m_short.Listen(m_receivers.Get(0), port);
     m_short.portLast = static_cast<uint16_t>(ShortFlows::PORT_FIRST + s.shortPorts - 1);
     for (const auto& sh : s.shorts)
     {
@@ -796,7 +793,7 @@ Run::InstallShorts()
         Simulator::Schedule(Seconds(sh.t), &ShortFlows::Start, &m_short,
                             m_short.flows.size() - 1, m_senders.Get(sh.sender),
                             m_senderAddr[sh.sender],
-                            Address(InetSocketAddress(m_recvAddr, port)));
+                            Address(InetSocketAddress(m_recvAddrs[0], port)));
     }
 }
 
