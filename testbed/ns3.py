@@ -80,32 +80,74 @@ SCHEMES = sorted(set(bottleneck.OURS) - bottleneck.QDISC_BACKEND) + sorted(NS3_Q
 
 
 # The engine's default rate per cell (reproduce --engine ns3 without
-# --rate), and what a simulated second costs on this machine at it: wall
-# seconds of one core per simulated second, measured per figure (MEASURED
-# below, reproduce --list's estimate; a figure not measured takes the
-# cell's worst). The cost grows with the packet rate and, far more, with
+# --rate), and what a simulated second costs at it: wall seconds of one
+# core per simulated second on the machine PROBE_REF_S was taken on,
+# measured per figure (MEASURED below; reproduce --list's estimate, scaled
+# by the probe; a figure not measured takes the cell's worst). The cost grows with the packet rate and, far more, with
 # loss episodes under large windows (ns-3's send buffer is a list walked
 # per retransmission), so it is measured, not modelled.
 DEFAULT_RATE_MBIT = {"wan": 1000.0, "dcn": 1000.0}
-# 2026-11-28 on this machine (2 cores, one simulation a core), MTU 9000:
-# fig. 3.5 over its quick mode's 60-s runs (the start-up's loss costs
-# most: fig. 3.5 under AFCD cost 10.9 over its first 10 s, 3.0 over 60 s;
-# fig. 3.7 under AFCD 8.6 over 5 s, 3.2 over 60 s). 2026-11-29, fdb6da5: chapter 4
-# over its quick mode's 30-s runs, the most any scheme took (figs. 4.6-4.8
-# carry 1,235 short flows a second; ns-3's endpoint list is most of it).
-# 2026-11-29, 13d9dab: figs. 3.3 and 3.6-3.9 over their quick mode's 60-s
-# runs, the most any scheme took (drop-tail's 3.3 and 3.6: its loss
-# episodes under SACK); docs/NS3.md
-MEASURED = {("3.5", "afcd", 1000.0): 3.0, ("3.5", "fq_codel", 1000.0): 1.5,
-            ("3.5", "pfifo", 1000.0): 0.55, ("3.5", "kcodel", 1000.0): 0.48,
-            ("3.5", "red", 1000.0): 0.54, ("3.5", "afd", 1000.0): 1.44,
-            ("3.5", "afcd-paper", 1000.0): 1.03}
+# Measured 2026-11-28/29 (2 cores, one simulation a core, MTU 9000): fig.
+# 3.5 over its quick mode's 60-s runs (the start-up's loss costs most:
+# fig. 3.5 under AFCD cost 10.9 over its first 10 s, 3.0 over 60 s; fig.
+# 3.7 under AFCD 8.6 over 5 s, 3.2 over 60 s); chapter 4 over its quick
+# mode's 30-s runs at fdb6da5, the most any scheme took (figs. 4.6-4.8
+# carry 1,235 short flows a second; ns-3's endpoint list is most of it);
+# figs. 3.3 and 3.6-3.9 over their quick mode's 60-s runs at 13d9dab, the
+# most any scheme took (drop-tail's 3.3 and 3.6: its loss episodes under
+# SACK). Each group is given here on PROBE_REF_S's machine of 2026-12-06:
+# its values on the day times a quick-mode run of the group repeated
+# there, taken over the same run on the day: fig. 3.5 under pfifo, 12.2 s
+# against 33.0 (x 0.370; the same simulation); fig. 4.5 under pfifo, 20.2
+# against 72.0 (x 0.281; the same simulation); fig. 3.7 under pfifo, 89.2
+# against 192.4 (x 0.464; afcd-sim has changed since 13d9dab, so about).
+# The two same-simulation ratios differ by 1.3x: how much faster a
+# machine is depends on the workload. docs/NS3.md
+_DAY = {"3.5": 0.370, "ch4": 0.281, "ch3": 0.464}
+MEASURED = {(f, s, 1000.0): round(c * _DAY["3.5"], 3)
+            for (f, s), c in ((("3.5", "afcd"), 3.0), (("3.5", "fq_codel"), 1.5),
+                              (("3.5", "pfifo"), 0.55), (("3.5", "kcodel"), 0.48),
+                              (("3.5", "red"), 0.54), (("3.5", "afd"), 1.44),
+                              (("3.5", "afcd-paper"), 1.03))}
 # a figure measured as a whole: the most any scheme took, for every scheme
-MEASURED.update({(f, s, 1000.0): c
-                 for f, c in (("3.3", 6.6), ("3.6", 7.6), ("3.7", 3.6), ("3.8", 3.1),
-                              ("3.9", 3.4), ("4.3", 2.2), ("4.5", 2.4), ("4.6", 8.4),
-                              ("4.7", 12.0), ("4.8", 10.6))
+MEASURED.update({(f, s, 1000.0): round(c * _DAY[g], 3)
+                 for g, f, c in (("ch3", "3.3", 6.6), ("ch3", "3.6", 7.6), ("ch3", "3.7", 3.6),
+                                 ("ch3", "3.8", 3.1), ("ch3", "3.9", 3.4), ("ch4", "4.3", 2.2),
+                                 ("ch4", "4.5", 2.4), ("ch4", "4.6", 8.4), ("ch4", "4.7", 12.0),
+                                 ("ch4", "4.8", 10.6))
                  for s in SCHEMES})
+
+
+# The machine's speed, for reproduce --list: a fixed run (PROBE: fig. 4.5's
+# tree under AFCD at 1 Gb/s, 3 s simulated, seed 1) timed on the machine
+# at hand against PROBE_REF_S, afcd-sim's seconds for it on the machine
+# MEASURED is given for (2026-12-06, 2c7f2b7: 2.31-2.50 s in four runs,
+# the machine quiet; their mean). Machines of this kind differ 2.7x.
+PROBE = ("4.5", "afcd", 1000.0, 3.0)
+PROBE_REF_S = 2.41
+
+
+def probe_s():
+    """afcd-sim's wall seconds for PROBE on this machine, or None when
+    the engine cannot run here (available()) or the run fails."""
+    if available():
+        return None
+    from . import figures
+    fig, scheme, rate, dur = PROBE
+    f = figures.BY_ID[fig]
+    try:
+        r = run("probe", scheme, rate, f.rtt_ms(rate), dur, 1.0, f.workload(rate, "quick"),
+                buffer_bdp=f.buffer_bdp, target_ms=f.target_ms(rate),
+                interval_ms=f.interval_ms(rate))
+    except (RuntimeError, OSError, ValueError):
+        return None
+    return r.get("sim_wall_s")
+
+
+def speed_factor(probe):
+    """How much longer a simulation takes here than on MEASURED's machine:
+    probe (probe_s()) over PROBE_REF_S; 1.0 without a probe."""
+    return probe / PROBE_REF_S if probe and PROBE_REF_S else 1.0
 
 
 def wall_per_sim_s(fig, scheme, rate, mtu=MTU_TEXT):

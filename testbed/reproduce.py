@@ -71,9 +71,10 @@ def missing_features(fig):
 
 def list_figures(figs, mode, which, repeat=None, engine="vm", rate_arg="auto", mtu=None):
     """The plan, one figure a line, with the time it takes on this
-    machine: VM time, or (engine ns3) wall time at ns3.wall_per_sim_s()'s
-    measured cost per simulated second for mtu-byte frames (None: the
-    text's)."""
+    machine: VM time, or (engine ns3) CPU and wall time at
+    ns3.wall_per_sim_s()'s measured cost per simulated second for mtu-byte
+    frames (None: the text's), scaled by this machine's probe
+    (ns3.probe_s(), a few seconds)."""
     if engine == "ns3":
         return list_figures_ns3(figs, mode, which, repeat, rate_arg, mtu=mtu)
     say("%-5s %-5s %-4s %6s %9s  %s" % ("fig", "cell", "ch", "runs", "VM time", "what"))
@@ -99,22 +100,33 @@ def list_figures_ns3(figs, mode, which, repeat, rate_arg, jobs=2, mtu=None):
     from . import ns3
     rates = ns3_rates(rate_arg)
     mtu = mtu or ns3.MTU_TEXT
-    say("%-5s %-5s %-4s %6s %9s %10s  %s" % ("fig", "cell", "ch", "runs", "rate", "wall time",
+    probe = ns3.probe_s()
+    speed = ns3.speed_factor(probe)
+    say("%-5s %-5s %-4s %6s %9s %10s  %s" % ("fig", "cell", "ch", "runs", "rate", "CPU time",
                                            "what"))
     total = 0.0
     for f in figs:
         runs, _ = plan([f], mode, which, repeat)
         own = [x for x in runs if x[0].id == f.id and x[1] in ns3.SCHEMES]
         rate = rates[f.cell]
-        t = sum(ns3.wall_per_sim_s(f.id, s, rate, mtu) * f.time(mode)[0] for _, s, _ in own)
+        t = sum(ns3.wall_per_sim_s(f.id, s, rate, mtu) * f.time(mode)[0] * speed
+                for _, s, _ in own)
         total += t
         skip = sorted({s for _, s, _ in runs if s not in ns3.SCHEMES})
         say("%-5s %-5s %-4d %6d %5g Mb/s %9.0fm  %s%s" % (
             f.id, f.cell, f.chapter, len(own), rate, t / 60, f.title[:50],
             "; NOT-RUN in ns-3: " + ", ".join(skip) if skip else ""))
     say("total: %.1f h of CPU, %.1f h of wall time at %d simulations at once (mode %s, "
-        "%d-byte frames; cost measured on this machine, testbed/ns3.py MEASURED)" %
-        (total / 3600, total / 3600 / jobs, jobs, mode, mtu))
+        "%d-byte frames; testbed/ns3.py MEASURED's cost x %.2f)" %
+        (total / 3600, total / 3600 / jobs, jobs, mode, mtu, speed))
+    if probe:
+        say("this machine: the probe (fig. %s under %s, %g s simulated) took %.1f s against "
+            "MEASURED's %.1f: x %.2f (an upper bound within about 2x: MEASURED "
+            "holds the most any scheme took, over the quick mode's shorter runs)" % (ns3.PROBE[0], ns3.PROBE[1], ns3.PROBE[3],
+                                                     probe, ns3.PROBE_REF_S, speed))
+    else:
+        say("this machine not probed (%s): MEASURED's machine's times" %
+            (ns3.available() or "the probe failed"))
 
 
 def _path(out, fig_id, scheme, rep):

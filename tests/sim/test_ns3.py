@@ -323,3 +323,17 @@ def test_a_crowd_spread_over_hosts_shares_one_bottleneck():
     p = subprocess.run([ns3.SIM], input="\n".join(bad) + "\n", capture_output=True, text=True)
     assert p.returncode == 1 and not p.stdout, p
     assert "receivers" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+
+
+def test_the_list_probes_this_machine(capsys):
+    """Expected result: reproduce --list --engine ns3 times the probe
+    (ns3.PROBE, a 3-s run of fig. 4.5 under AFCD) here, prints its time
+    and the factor it scales MEASURED's cost by; a probe that no longer
+    runs (a figure or workload changed under it) fails here, not silently
+    in --list's "not probed"."""
+    from testbed import figures, reproduce
+    p = ns3.probe_s()
+    assert p is not None and 0 < p < 120, p
+    reproduce.list_figures_ns3([figures.BY_ID["4.5"]], "quick", "quick", None, "auto")
+    out = capsys.readouterr().out
+    assert "this machine: the probe (fig. 4.5 under afcd, 3 s simulated)" in out, out

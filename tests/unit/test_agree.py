@@ -100,3 +100,23 @@ def test_a_remedy_is_costed_as_the_figure_it_remedies():
                                                                                 1000.0)
     assert ns3.wall_per_sim_s("4.3-b1", "afcd", 1000.0) < ns3.wall_per_sim_s("4.7", "afcd",
                                                                                1000.0)
+
+
+def test_the_list_scales_by_the_machines_probe(monkeypatch, capsys):
+    """Expected result: reproduce --list's ns-3 wall time is MEASURED's
+    times the probe's ratio to PROBE_REF_S: a machine that takes twice
+    the reference's time for the probe is told twice the hours, and one
+    that cannot run the probe is told MEASURED's own, and why."""
+    import re
+    from testbed import figures, ns3, reproduce
+
+    def total(probe):
+        monkeypatch.setattr(ns3, "probe_s", lambda: probe)
+        reproduce.list_figures_ns3([figures.BY_ID["4.3"]], "default", "all", None, "auto")
+        out = capsys.readouterr().out
+        return float(re.search(r"total: ([0-9.]+) h of CPU", out).group(1)), out
+
+    base, out = total(None)
+    assert "not probed" in out, out
+    double, out = total(2.0 * ns3.PROBE_REF_S)
+    assert "x 2.00" in out and abs(double - 2.0 * base) <= 0.1 + 0.05 * base, (base, double)
