@@ -83,9 +83,10 @@ SCHEMES = sorted(set(bottleneck.OURS) - bottleneck.QDISC_BACKEND) + sorted(NS3_Q
 # --rate), and what a simulated second costs at it: wall seconds of one
 # core per simulated second on the machine PROBE_REF_S was taken on,
 # measured per figure (MEASURED below; reproduce --list's estimate, scaled
-# by the probe; a figure not measured takes the cell's worst). The cost grows with the packet rate and, far more, with
-# loss episodes under large windows (ns-3's send buffer is a list walked
-# per retransmission), so it is measured, not modelled.
+# by the probe; a figure not measured takes the cell's worst). The cost
+# grows with the packet rate and, far more, with loss episodes under
+# large windows (ns-3's send buffer is a list walked per retransmission),
+# so it is measured, not modelled.
 DEFAULT_RATE_MBIT = {"wan": 1000.0, "dcn": 1000.0}
 # Measured 2026-11-28/29 (2 cores, one simulation a core, MTU 9000): fig.
 # 3.5 over its quick mode's 60-s runs (the start-up's loss costs most:

@@ -120,10 +120,11 @@ def list_figures_ns3(figs, mode, which, repeat, rate_arg, jobs=2, mtu=None):
         "%d-byte frames; testbed/ns3.py MEASURED's cost x %.2f)" %
         (total / 3600, total / 3600 / jobs, jobs, mode, mtu, speed))
     if probe:
+        fig, scheme, _, dur = ns3.PROBE
         say("this machine: the probe (fig. %s under %s, %g s simulated) took %.1f s against "
-            "MEASURED's %.1f: x %.2f (an upper bound within about 2x: MEASURED "
-            "holds the most any scheme took, over the quick mode's shorter runs)" % (ns3.PROBE[0], ns3.PROBE[1], ns3.PROBE[3],
-                                                     probe, ns3.PROBE_REF_S, speed))
+            "MEASURED's %.1f: x %.2f (an upper bound within about 2x: MEASURED holds the "
+            "most any scheme took, over the quick mode's shorter runs)" %
+            (fig, scheme, dur, probe, ns3.PROBE_REF_S, speed))
     else:
         say("this machine not probed (%s): MEASURED's machine's times" %
             (ns3.available() or "the probe failed"))
