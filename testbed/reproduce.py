@@ -122,8 +122,8 @@ def list_figures_ns3(figs, mode, which, repeat, rate_arg, jobs=2, mtu=None):
     if probe:
         fig, scheme, _, dur = ns3.PROBE
         say("this machine: the probe (fig. %s under %s, %g s simulated) took %.1f s against "
-            "MEASURED's %.1f: x %.2f (an upper bound within about 2x: MEASURED holds the "
-            "most any scheme took, over the quick mode's shorter runs)" %
+            "MEASURED's %.1f: x %.2f (within about 1.5x either way: how much faster a "
+            "machine is depends on the workload; docs/NS3.md)" %
             (fig, scheme, dur, probe, ns3.PROBE_REF_S, speed))
     else:
         say("this machine not probed (%s): MEASURED's machine's times" %
