@@ -148,7 +148,7 @@ def probe_s():
 def speed_factor(probe):
     """How much longer a simulation takes here than on MEASURED's machine:
     probe (probe_s()) over PROBE_REF_S; 1.0 without a probe."""
-    return probe / PROBE_REF_S if probe and PROBE_REF_S else 1.0
+    return probe / PROBE_REF_S if probe else 1.0
 
 
 def wall_per_sim_s(fig, scheme, rate, mtu=MTU_TEXT):
