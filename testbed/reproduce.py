@@ -102,31 +102,34 @@ def list_figures_ns3(figs, mode, which, repeat, rate_arg, jobs=2, mtu=None):
     mtu = mtu or ns3.MTU_TEXT
     probe = ns3.probe_s()
     speed = ns3.speed_factor(probe)
-    say("%-5s %-5s %-4s %6s %9s %10s  %s" % ("fig", "cell", "ch", "runs", "rate", "CPU time",
-                                           "what"))
+    say("%-5s %-5s %-4s %6s %9s %10s %-7s %s" % ("fig", "cell", "ch", "runs", "rate",
+                                                  "CPU time", "from", "what"))
     total = 0.0
     for f in figs:
         runs, _ = plan([f], mode, which, repeat)
         own = [x for x in runs if x[0].id == f.id and x[1] in ns3.SCHEMES]
         rate = rates[f.cell]
-        t = sum(ns3.wall_per_sim_s(f.id, s, rate, mtu) * f.time(mode)[0] * speed
+        t = sum(ns3.wall_per_sim_s(f.id, s, rate, mtu, mode) * f.time(mode)[0] * speed
                 for _, s, _ in own)
         total += t
         skip = sorted({s for _, s, _ in runs if s not in ns3.SCHEMES})
-        say("%-5s %-5s %-4d %6d %5g Mb/s %9.0fm  %s%s" % (
-            f.id, f.cell, f.chapter, len(own), rate, t / 60, f.title[:50],
+        src = "default" if mode == "default" and ns3.measured_in_default(f.id) else "quick"
+        say("%-5s %-5s %-4d %6d %5g Mb/s %9.0fm %-7s %s%s" % (
+            f.id, f.cell, f.chapter, len(own), rate, t / 60, src if own else "", f.title[:50],
             "; NOT-RUN in ns-3: " + ", ".join(skip) if skip else ""))
     say("total: %.1f h of CPU, %.1f h of wall time at %d simulations at once (mode %s, "
-        "%d-byte frames; testbed/ns3.py MEASURED's cost x %.2f)" %
-        (total / 3600, total / 3600 / jobs, jobs, mode, mtu, speed))
+        "%d-byte frames; testbed/ns3.py's measured cost x %.2f; from: the default mode's "
+        "own runs, or the quick mode's, the most any scheme took, which the default mode's "
+        "runs came to 0.34-1.32x of)" % (total / 3600, total / 3600 / jobs, jobs, mode, mtu, speed))
     if probe:
         fig, scheme, _, dur = ns3.PROBE
         say("this machine: the probe (fig. %s under %s, %g s simulated) took %.1f s against "
-            "MEASURED's %.1f: x %.2f (within about 1.5x either way: how much faster a "
-            "machine is depends on the workload; docs/NS3.md)" %
+            "%.1f where the costs were measured: x %.2f (how much faster a machine is "
+            "depends on the workload: within about 1.5x either way; docs/NS3.md)" %
             (fig, scheme, dur, probe, ns3.PROBE_REF_S, speed))
     else:
-        say("this machine not probed (%s): MEASURED's machine's times" %
+        say("this machine not probed (%s): the times of the machine the costs were "
+            "measured on" %
             (ns3.available() or "the probe failed"))
 
 
