@@ -129,9 +129,10 @@ MEASURED.update({(f, s, 1000.0): round(c * _DAY[g], 3)
 # simulation). MEASURED charges a figure's every scheme its dearest: fig.
 # 3.6 cost 0.34 of its estimate (drop-tail's 3.5 s a simulated second in
 # 60-s runs; the others took 1.0-1.2, drop-tail 2.3 over 120 s), fig. 4.6
-# 1.32 (its short flows' sockets accumulate over the longer runs). Figs. 3.5 and 3.8 shared the
-# cores with other simulations: high. A figure not here falls back to
-# MEASURED. docs/NS3.md
+# 1.32 (its short flows' sockets accumulate over the longer runs). Figs.
+# 3.5 and 3.8 shared the cores with other simulations: high. Fig. 3.9 also
+# runs drop-tail through the datapath (droptail). A figure not here falls
+# back to MEASURED. docs/NS3.md
 _DEFAULT_ORDER = ("pfifo", "red", "kcodel", "afd", "afcd-paper", "afcd", "fall", "fq_codel",
                   "fall-paper", "dctcp")
 MEASURED_DEFAULT = {(f, s, 1000.0): c for f, row in (
