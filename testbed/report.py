@@ -209,9 +209,10 @@ def targets(agg):
         if r["utilization"] is not None:
             fu = fq.get("utilization") if fq else None
             bar = 0.95 if fu is None else min(0.95, fu - 0.01)
-            check(r["utilization"] >= bar, "%s: utilization %.2f >= %.2f (0.95, or fq_codel's "
-                  "%s - 0.01)" % (tag, r["utilization"], bar,
-                                  "-" if fu is None else "%.2f" % fu))
+            # compared as printed, to 0.001: a check never reads "0.949 >= 0.949 MISS"
+            u, bar = round(r["utilization"], 3), round(bar, 3)
+            check(u >= bar, "%s: utilization %.3f >= %.3f (0.95, or fq_codel's "
+                  "%s - 0.01)" % (tag, u, bar, "-" if fu is None else "%.3f" % fu))
         if name == "ecn-cubic-udp":
             # marked, not dropped: the ECN flows retransmit (almost) nothing,
             # and the UDP flow is still held to its share by drops
@@ -253,6 +254,16 @@ def targets(agg):
     return lines
 
 
+def targets_count(lines):
+    """The one-line count of targets() lines: ok and MISS, and how many
+    of each stand on invalid runs' means."""
+    miss = [x for x in lines if x.startswith("MISS")]
+    inv = [x for x in lines if "(invalid runs)" in x]
+    return "targets: %d ok, %d MISS (%d ok and %d MISS on invalid runs' means)" % (
+        len(lines) - len(miss), len(miss), len([x for x in inv if not x.startswith("MISS")]),
+        len([x for x in inv if x.startswith("MISS")]))
+
+
 def report(agg):
     """Print the table, the targets and the count of invalid runs of
     aggregated results (what `demo`, `run` and `plot` show)."""
@@ -263,6 +274,7 @@ def report(agg):
     tl = targets(agg)
     if tl:
         say("\ntargets (figures, not tests):\n" + "\n".join(tl))
+        say(targets_count(tl))
     n = sum(r["repeats"] for r in agg)
     bad = n - sum(r["valid_runs"] for r in agg)
     if bad:

@@ -151,3 +151,26 @@ def test_progress_line_gives_the_backlog_beside_the_ping():
         scenario.one_line(r)
     r["backlog_delay_ms"] = {"p50": None, "p99": None}
     assert "backlog" not in scenario.one_line(r)
+
+
+def test_the_targets_are_counted_misses_plainly():
+    """Expected result: the demo's targets end with one count of ok and
+    MISS, and says how many of each stand on invalid runs' means."""
+    lines = ["ok   a/afcd: x", "MISS a/fall: y", "ok   b/afcd (invalid runs): z",
+             "MISS b/fall (invalid runs): w", "MISS c/afcd: v"]
+    assert report.targets_count(lines) == \
+        "targets: 2 ok, 3 MISS (1 ok and 1 MISS on invalid runs' means)"
+
+
+def test_utilization_is_judged_as_printed():
+    """Expected result: utilization is compared at the 0.001 it is printed
+    with: 0.94945 against fq_codel's 0.95945 - 0.01 is ok (0.949 >=
+    0.949), 0.9484 is a MISS (0.948 < 0.949); no line reads equal numbers
+    and MISS."""
+    def line(util):
+        ours, fq = _run("afcd", 1, 17.0, 17.0, 0.99), _run("fq_codel", 1, 17.0, 17.0, 0.99)
+        ours["utilization"], fq["utilization"] = util, 0.95945
+        return next(x for x in report.targets(report.aggregate([ours, fq]))
+                    if "utilization" in x)
+    assert line(0.94945).startswith("ok ") and "0.949 >= 0.949" in line(0.94945)
+    assert line(0.9484).startswith("MISS") and "0.948 >= 0.949" in line(0.9484)
