@@ -130,12 +130,13 @@ MEASURED.update({(f, s, 1000.0): round(c * _DAY[g], 3)
 # 3.6 cost 0.34 of its estimate (drop-tail's 3.5 s a simulated second in
 # 60-s runs; the others took 1.0-1.2, drop-tail 2.3 over 120 s), fig. 4.6
 # 1.32 (its short flows' sockets accumulate over the longer runs). Figs.
-# 3.5 and 3.8 shared the cores with other simulations: high. Fig. 3.9 also
+# 3.3, 3.5 and 3.8 shared the cores with other work (3.3 with CI): high. Fig. 3.9 also
 # runs drop-tail through the datapath (droptail). A figure not here falls
 # back to MEASURED. docs/NS3.md
 _DEFAULT_ORDER = ("pfifo", "red", "kcodel", "afd", "afcd-paper", "afcd", "fall", "fq_codel",
                   "fall-paper", "dctcp")
 MEASURED_DEFAULT = {(f, s, 1000.0): c for f, row in (
+    ("3.3", (3.20, 2.13, 1.01, 1.10, 1.23, 1.30, 1.64, 1.16)),
     ("3.5", (0.14, 0.13, 0.13, 0.52, 0.57, 1.75, 1.95, 0.46)),
     ("3.6", (2.26, 1.15, 0.99, 0.98, 1.00, 1.02, 1.17, 1.05)),
     ("3.7", (1.06, 0.84, 0.85, 1.21, 1.00, 0.98, 1.00, 0.93)),
