@@ -123,18 +123,19 @@ MEASURED.update({(f, s, 1000.0): round(c * _DAY[g], 3)
 # per simulated second, each scheme's mean over its 3 repeats (120-s runs
 # in chapter 3, 60-s in chapter 4, two at a time on 2 cores), from the
 # runs in docs/reproduction/ns3/default on PROBE_REF_S's machine
-# (2026-12-06). Fig. 4.3's AQMs are its 2-BDP remedy's runs (the same
-# simulations); fig. 4.5 ran on 2026-12-02's machine, its values there
-# x 0.378 (4.3-b1's AFCD run that day against 4.3-b2's, the same
-# simulation). MEASURED charges a figure's every scheme its dearest: fig.
-# 3.6 cost 0.34 of its estimate (drop-tail's 3.5 s a simulated second in
-# 60-s runs; the others took 1.0-1.2, drop-tail 2.3 over 120 s), fig. 4.6
-# 1.32 (its short flows' sockets accumulate over the longer runs). Figs.
-# 3.3, 3.5 and 3.8 shared the cores with other work (3.3 with CI): high.
-# Fig. 4.7's first four runs (pfifo's three, RED's first) shared them with
-# a VM and took 6.1-10.9 s a simulated second, against 3.2-4.1 for the
-# others: RED is its last two, pfifo the dearest scheme's (CoDel's). Fig. 3.9 also
-# runs drop-tail through the datapath (droptail). A figure not here falls
+# (2026-12-06; figs. 4.7 and 4.8 on 2026-12-07). Fig. 4.3's AQMs are its
+# 2-BDP remedy's runs (the same simulations); fig. 4.5 ran on
+# 2026-12-02's machine, its values there x 0.378 (4.3-b1's AFCD run that
+# day against 4.3-b2's, the same simulation). MEASURED charges a
+# figure's every scheme its dearest: fig. 3.6 cost 0.34 of its estimate
+# (drop-tail's 3.5 s a simulated second in 60-s runs; the others took
+# 1.0-1.2, drop-tail 2.3 over 120 s), fig. 4.6 1.32 (its short flows'
+# sockets accumulate over the longer runs). Figs. 3.3, 3.5 and 3.8
+# shared the cores with other work (3.3 with CI): high. Fig. 4.7's first
+# four runs (pfifo's three, RED's first) shared them with a VM and took
+# 6.1-10.9 s a simulated second, against 3.2-4.1 for the others: RED is
+# its last two, pfifo the dearest scheme's (CoDel's). Fig. 3.9 also runs
+# drop-tail through the datapath (droptail). A figure not here falls
 # back to MEASURED. docs/NS3.md
 _DEFAULT_ORDER = ("pfifo", "red", "kcodel", "afd", "afcd-paper", "afcd", "fall", "fq_codel",
                   "fall-paper", "dctcp")
@@ -148,7 +149,8 @@ MEASURED_DEFAULT = {(f, s, 1000.0): c for f, row in (
     ("4.3", (0.53, 0.64, 0.43, None, 0.47, 0.48, 0.51, 0.46, 0.48, 0.47)),
     ("4.5", (0.53, 0.54, 0.53, None, 0.59, 0.60, 0.64, 0.54, 0.59, 0.57)),
     ("4.6", (3.18, 3.22, 3.07, None, 3.21, 3.04, 2.94, 2.77, 3.20, 3.34)),
-    ("4.7", (3.88, 3.78, 3.88, None, 3.39, 3.62, 3.25, 3.47, 3.30, 3.69)))
+    ("4.7", (3.88, 3.78, 3.88, None, 3.39, 3.62, 3.25, 3.47, 3.30, 3.69)),
+    ("4.8", (3.02, 2.94, 3.27, None, 3.42, 3.50, 3.70, 3.95, 3.57, 2.97)))
     for s, c in zip(_DEFAULT_ORDER, row) if c is not None}
 MEASURED_DEFAULT[("3.9", "droptail", 1000.0)] = 1.22
 
