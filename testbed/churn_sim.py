@@ -76,7 +76,9 @@ def spec(scheme, rate_mbit, rtt_ms, secs, warm_s, n_cubic, churn_flows, churn_mb
     hosts), as a crowd is: ns-3 walks a node's list of endpoints for every
     packet it receives, so N sockets on one node cost O(N) a packet
     (10,000 on one: 87 % of the simulator's time in
-    Ipv4EndPointDemux::Lookup). The bottleneck is the same link.
+    Ipv4EndPointDemux::Lookup); the router's interface a host costs no
+    more a packet under the strong end-system model afcd-sim sets
+    (afcd_sim.cc Run::SetDefaults). The bottleneck is the same link.
     Buffer 1 BDP, target 5 ms, interval 100 ms, no ECN."""
     flows = [Flow("c%d" % i, sender=i % hosts, cc="cubic", start_s=0.0)
              for i in range(n_cubic)]
