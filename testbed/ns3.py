@@ -12,9 +12,11 @@ both engines.
   SCHEMES         the schemes this engine runs; others (sfb, cake,
                   dctcp-k: no ns-3 queue disc) are NOT-RUN here
 """
+import gzip
 import json
 import os
 import random
+import re
 import subprocess
 import time
 
@@ -120,39 +122,73 @@ MEASURED.update({(f, s, 1000.0): round(c * _DAY[g], 3)
 
 
 # The default mode's own cost, where it has run: wall seconds of one core
-# per simulated second, each scheme's mean over its 3 repeats (120-s runs
-# in chapter 3, 60-s in chapter 4, two at a time on 2 cores), from the
-# runs in docs/reproduction/ns3/default on PROBE_REF_S's machine
-# (2026-12-06; figs. 4.7 and 4.8 on 2026-12-07). Fig. 4.3's AQMs are its
-# 2-BDP remedy's runs (the same simulations); fig. 4.5 ran on
-# 2026-12-02's machine, its values there x 0.378 (4.3-b1's AFCD run that
-# day against 4.3-b2's, the same simulation). MEASURED charges a
-# figure's every scheme its dearest: fig. 3.6 cost 0.34 of its estimate
-# (drop-tail's 3.5 s a simulated second in 60-s runs; the others took
-# 1.0-1.2, drop-tail 2.3 over 120 s), fig. 4.6 1.32 (its short flows'
-# sockets accumulate over the longer runs). Figs. 3.3, 3.5 and 3.8
-# shared the cores with other work (3.3 with CI): high. Fig. 4.7's first
-# four runs (pfifo's three, RED's first) shared them with a VM and took
-# 6.1-10.9 s a simulated second, against 3.2-4.1 for the others: RED is
-# its last two, pfifo the dearest scheme's (CoDel's). Fig. 3.9 also runs
-# drop-tail through the datapath (droptail). A figure not here falls
+# per simulated second (a run's wall_s over its sim_s), each scheme's mean
+# over its repeats, read by measured_default() from the runs committed in
+# DEFAULT_RUNS (reproduce --engine ns3 --mode default, two at a time on 2
+# cores; its context.json gives each figure's rate and the day its batch
+# ran). Two kinds of run there do not measure PROBE_REF_S's machine, and
+# are given as data:
+# - DEFAULT_DAY: days whose runs were taken on another machine, and the
+#   factor to PROBE_REF_S's (2026-12-02: x 0.378, 4.3-b1's AFCD run that
+#   day against 4.3-b2's on PROBE_REF_S's machine, the same simulation:
+#   AFCD's queue reaches neither buffer).
+# - DEFAULT_DISTURBED: runs that shared the cores with a VM (fig. 4.7's
+#   first four: 6.1-10.9 s a simulated second against 3.2-4.1 for the
+#   others). A scheme left without runs takes the figure's dearest.
+# Figs. 3.3, 3.5 and 3.8 shared the cores with lighter work (3.3 with
+# CI) and are kept: high. A remedy with runs of its own is costed by
+# them, one without by the figure it remedies; a figure with none falls
 # back to MEASURED. docs/NS3.md
-_DEFAULT_ORDER = ("pfifo", "red", "kcodel", "afd", "afcd-paper", "afcd", "fall", "fq_codel",
-                  "fall-paper", "dctcp")
-MEASURED_DEFAULT = {(f, s, 1000.0): c for f, row in (
-    ("3.3", (3.20, 2.13, 1.01, 1.10, 1.23, 1.30, 1.64, 1.16)),
-    ("3.5", (0.14, 0.13, 0.13, 0.52, 0.57, 1.75, 1.95, 0.46)),
-    ("3.6", (2.26, 1.15, 0.99, 0.98, 1.00, 1.02, 1.17, 1.05)),
-    ("3.7", (1.06, 0.84, 0.85, 1.21, 1.00, 0.98, 1.00, 0.93)),
-    ("3.8", (1.95, 1.74, 1.26, 0.94, 2.04, 2.07, 2.01, 1.87)),
-    ("3.9", (1.63, 0.94, 0.93, 1.17, 1.30, 1.19, 1.05, 1.03)),
-    ("4.3", (0.53, 0.64, 0.43, None, 0.47, 0.48, 0.51, 0.46, 0.48, 0.47)),
-    ("4.5", (0.53, 0.54, 0.53, None, 0.59, 0.60, 0.64, 0.54, 0.59, 0.57)),
-    ("4.6", (3.18, 3.22, 3.07, None, 3.21, 3.04, 2.94, 2.77, 3.20, 3.34)),
-    ("4.7", (3.88, 3.78, 3.88, None, 3.39, 3.62, 3.25, 3.47, 3.30, 3.69)),
-    ("4.8", (3.02, 2.94, 3.27, None, 3.42, 3.50, 3.70, 3.95, 3.57, 2.97)))
-    for s, c in zip(_DEFAULT_ORDER, row) if c is not None}
-MEASURED_DEFAULT[("3.9", "droptail", 1000.0)] = 1.22
+DEFAULT_RUNS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "docs", "reproduction", "ns3", "default")
+DEFAULT_DAY = {"2026-12-02": 0.378}
+DEFAULT_DISTURBED = {"4.7": ("pfifo-r1", "pfifo-r2", "pfifo-r3", "red-r1")}
+_RUN_FILE = re.compile(r"fig(?P<fig>[0-9.]+(?:-b[0-9]+)?)-(?P<scheme>.+)-r(?P<rep>[0-9]+)"
+                       r"\.json\.gz$")
+
+
+def measured_default(runs=None):
+    """{(figure, scheme, rate Mbit/s): wall s per simulated s} from the
+    default mode's runs under runs (DEFAULT_RUNS), each a mean rounded to
+    0.01, with DEFAULT_DAY's factors and without DEFAULT_DISTURBED's runs;
+    {} when the directory or its context.json is absent (an installed
+    package). Reads each run's first 4 KB only (sim_s and wall_s lead its
+    JSON): tens of ms a call, once a process. Raises ValueError on a run
+    without them or a figure no batch of context.json ran."""
+    runs = runs or DEFAULT_RUNS
+    if runs in _MEASURED_DEFAULT:
+        return _MEASURED_DEFAULT[runs]
+    try:
+        with open(os.path.join(runs, "context.json")) as f:
+            ctx = json.load(f)
+    except FileNotFoundError:
+        return {}
+    day = {fig: b["started"].split()[0] for b in ctx["batches"] for fig in b["figures"].split(",")}
+    per = {}
+    for d in sorted(os.listdir(runs)):
+        for name in sorted(os.listdir(os.path.join(runs, d))) if d.startswith("fig") else ():
+            m = _RUN_FILE.match(name)
+            if not m:
+                continue
+            fig, scheme = m["fig"], m["scheme"]
+            with gzip.open(os.path.join(runs, d, name), "rt") as f:
+                head = f.read(4096)
+            v = [re.search(r'"%s": ([0-9.]+)' % k, head) for k in ("sim_s", "wall_s")]
+            if not all(v) or fig not in day:
+                raise ValueError("%s: no sim_s or wall_s in its first 4 KB, or no batch ran it"
+                                 % name)
+            rate = float(ctx["rate%s" % fig[0]])
+            c = per.setdefault((fig, scheme, rate), [])
+            if "%s-r%s" % (scheme, m["rep"]) not in DEFAULT_DISTURBED.get(fig, ()):
+                c.append(float(v[1][1]) / float(v[0][1]) * DEFAULT_DAY.get(day[fig], 1.0))
+    out = {k: round(sum(c) / len(c), 2) for k, c in per.items() if c}
+    for fig, scheme, rate in [k for k, c in per.items() if not c]:   # the figure's dearest
+        out[(fig, scheme, rate)] = max(c for (f, _, r), c in out.items() if f == fig and r == rate)
+    _MEASURED_DEFAULT[runs] = out
+    return out
+
+
+_MEASURED_DEFAULT = {}
 
 
 # The machine's speed, for reproduce --list: a fixed run (PROBE: fig. 4.5's
@@ -189,18 +225,18 @@ def speed_factor(probe):
 
 def wall_per_sim_s(fig, scheme, rate, mtu=MTU_TEXT, mode="quick"):
     """The measured cost of a simulated second of fig under scheme at
-    rate with mtu-byte frames in mode (MEASURED_DEFAULT's where the
-    default mode has run fig, else MEASURED's; the nearest measured rate,
-    scaled by the packet rate's ratio: the rates' and the frames' against
-    the measured 9014 bytes); a remedy not measured itself costs what the
-    figure it remedies does. The frames' ratio bounds it from above: with
-    1514-byte frames figs. 4.5-4.6 at 8 Mbit/s cost 3x what 9014-byte ones
-    did, not 6x (2026-12-02)."""
+    rate with mtu-byte frames in mode (measured_default()'s where the
+    default mode has run fig or the figure it remedies, else MEASURED's;
+    the nearest measured rate, scaled by the packet rate's ratio: the
+    rates' and the frames' against the measured 9014 bytes); a remedy not
+    measured itself costs what the figure it remedies does. The frames'
+    ratio bounds it from above: with 1514-byte frames figs. 4.5-4.6 at 8
+    Mbit/s cost 3x what 9014-byte ones did, not 6x (2026-12-02)."""
     from . import figures
     cell = figures.BY_ID[fig].cell
-    if not any(f == fig for f, _, _ in MEASURED) and figures.BY_ID[fig].remedy_of:
+    table = measured_default() if mode == "default" and measured_in_default(fig) else MEASURED
+    if not any(f == fig for f, _, _ in table) and figures.BY_ID[fig].remedy_of:
         fig = figures.BY_ID[fig].remedy_of
-    table = MEASURED_DEFAULT if mode == "default" and measured_in_default(fig) else MEASURED
     near = [(abs(r - rate), -c, r) for (f, sc, r), c in table.items()
             if f == fig and sc == scheme]
     if not near:   # the worst of the cell's measured figures at the nearest rate
@@ -214,11 +250,11 @@ def wall_per_sim_s(fig, scheme, rate, mtu=MTU_TEXT, mode="quick"):
 
 
 def measured_in_default(fig):
-    """True when MEASURED_DEFAULT holds the default mode's own runs of fig
-    (a remedy: of the figure it remedies)."""
+    """True when the default mode's runs (measured_default()) hold fig or
+    the figure it remedies."""
     from . import figures
-    fig = figures.BY_ID[fig].remedy_of or fig
-    return any(f == fig for f, _, _ in MEASURED_DEFAULT)
+    own = {f for f, _, _ in measured_default()}
+    return fig in own or figures.BY_ID[fig].remedy_of in own
 
 
 def available():

@@ -105,23 +105,58 @@ def test_a_remedy_is_costed_as_the_figure_it_remedies():
 def test_the_default_mode_is_costed_by_its_own_runs(monkeypatch):
     """Expected result: reproduce --list's ns-3 estimate in the default
     mode takes a figure that has run in that mode from those runs
-    (MEASURED_DEFAULT: fig. 3.6 under pfifo, not the quick mode's cost,
-    which its 120-s runs came to a third of), its remedies from it too,
-    and a figure that has not (fig. 4.7, its runs taken out) from the
-    quick mode's runs (MEASURED)."""
+    (measured_default(): fig. 3.6 under pfifo, not the quick mode's cost,
+    which its 120-s runs came to a third of), a remedy from its own runs,
+    a remedy without runs from its figure's, and a figure that has not run
+    (fig. 4.7, its runs taken out) from the quick mode's runs (MEASURED)."""
     from testbed import ns3
-    own = ns3.MEASURED_DEFAULT[("3.6", "pfifo", 1000.0)]
-    assert ns3.wall_per_sim_s("3.6", "pfifo", 1000.0, mode="default") == own
+    own = ns3.measured_default()
+    assert ns3.wall_per_sim_s("3.6", "pfifo", 1000.0, mode="default") == \
+        own[("3.6", "pfifo", 1000.0)]
     assert ns3.wall_per_sim_s("3.6", "pfifo", 1000.0) == ns3.MEASURED[("3.6", "pfifo", 1000.0)]
-    assert ns3.MEASURED[("3.6", "pfifo", 1000.0)] > 1.2 * own
-    assert ns3.wall_per_sim_s("4.3-b1", "afcd", 1000.0, mode="default") == \
-        ns3.MEASURED_DEFAULT[("4.3", "afcd", 1000.0)]
+    assert ns3.MEASURED[("3.6", "pfifo", 1000.0)] > 1.2 * own[("3.6", "pfifo", 1000.0)]
+    assert ns3.wall_per_sim_s("4.3-b2", "red", 1000.0, mode="default") == \
+        own[("4.3-b2", "red", 1000.0)]
     assert ns3.measured_in_default("4.7")
-    monkeypatch.setattr(ns3, "MEASURED_DEFAULT", {k: c for k, c in ns3.MEASURED_DEFAULT.items()
-                                                  if k[0] != "4.7"})
+    monkeypatch.setattr(ns3, "measured_default", lambda: {k: c for k, c in own.items()
+                                                          if k[0] not in ("4.7", "4.3-b1")})
+    assert ns3.wall_per_sim_s("4.3-b1", "afcd", 1000.0, mode="default") == \
+        own[("4.3", "afcd", 1000.0)]
     assert not ns3.measured_in_default("4.7")
     assert ns3.wall_per_sim_s("4.7", "afcd", 1000.0, mode="default") == \
         ns3.wall_per_sim_s("4.7", "afcd", 1000.0)
+
+
+def test_the_default_runs_cost_what_they_record(tmp_path):
+    """Expected result: measured_default() is each scheme's mean of wall_s
+    over sim_s of the committed runs, times DEFAULT_DAY's factor for the
+    day context.json gives the figure's batch, without DEFAULT_DISTURBED's
+    runs (a scheme left with none taking the figure's dearest), at the
+    chapter's rate; and a directory without context.json gives {}."""
+    import gzip
+    import json
+    from testbed import ns3
+    ctx = {"rate3": 1000.0, "rate4": 500.0, "batches": [
+        {"figures": "3.6", "started": "2026-12-06 22:28"},
+        {"figures": "4.3,4.7", "started": "2026-12-02 10:16"}]}
+    (tmp_path / "context.json").write_text(json.dumps(ctx))
+    runs = {"fig3.6-afcd-r1": (100.0, 120.0), "fig3.6-afcd-r2": (140.0, 120.0),
+            "fig4.7-afcd-r1": (60.0, 30.0), "fig4.7-pfifo-r1": (600.0, 30.0),
+            "fig4.7-red-r1": (900.0, 30.0), "fig4.7-red-r2": (90.0, 30.0)}
+    for name, (wall, sim) in runs.items():
+        d = tmp_path / ("fig" + name[3:6])
+        d.mkdir(exist_ok=True)
+        with gzip.open(d / (name + ".json.gz"), "wt") as f:
+            json.dump({"engine": "ns3", "sim_s": sim, "wall_s": wall, "flows": []}, f)
+    got = ns3.measured_default(str(tmp_path))
+    assert got[("3.6", "afcd", 1000.0)] == 1.0
+    assert got[("4.7", "afcd", 500.0)] == round(2.0 * ns3.DEFAULT_DAY["2026-12-02"], 2)
+    assert got[("4.7", "red", 500.0)] == round(3.0 * ns3.DEFAULT_DAY["2026-12-02"], 2)
+    assert got[("4.7", "pfifo", 500.0)] == got[("4.7", "red", 500.0)]
+    assert len(got) == 4
+    empty = tmp_path / "none"
+    empty.mkdir()
+    assert ns3.measured_default(str(empty)) == {}
 
 
 def test_the_list_scales_by_the_machines_probe(monkeypatch, capsys):
