@@ -345,6 +345,29 @@ int afcd_drive_counters(struct afcd_drive *d,
 	return 0;
 }
 
+#define DRIVE_AGG_(E, name, doc) name,
+static const char *const agg_names[] = { AFCD_AGGS(DRIVE_AGG_) };
+
+int afcd_drive_aggregates(struct afcd_drive *d,
+			  void (*fn)(void *ctx, const char *name, const char *key, __u64 value),
+			  void *ctx)
+{
+	struct afcd_queue q;
+	unsigned int i;
+
+	if (queue_read_fd(bpf_map__fd(d->skel->maps.afcd_queue),
+			  bpf_map__fd(d->skel->maps.afcd_qpcpu), d->slot, &q))
+		return -1;
+	for (i = 0; i < AFCD_AGG__MAX; i++) {
+		fn(ctx, agg_names[i], "packets", q.agg[i].packets);
+		fn(ctx, agg_names[i], "bytes", q.agg[i].bytes);
+		fn(ctx, agg_names[i], "drops", q.agg[i].drops);
+		fn(ctx, agg_names[i], "marks", q.agg[i].marks);
+		fn(ctx, agg_names[i], "m_i", q.agg[i].m_i);
+	}
+	return 0;
+}
+
 void afcd_drive_close(struct afcd_drive *d)
 {
 	if (!d)

@@ -81,6 +81,16 @@ int afcd_drive_read(struct afcd_drive *d, struct afcd_drive_stats *s);
 int afcd_drive_counters(struct afcd_drive *d,
 			void (*fn)(void *ctx, const char *key, __u64 value), void *ctx);
 
+/* The aggregates' counters (maps/afcd_maps.h's AFCD_AGGS, in their order):
+ * fn(ctx, name, key, value) for its packets, bytes, drops and marks since
+ * the interface was set up and its m_i now (samples in the shadow buffer;
+ * the mice aggregate has only these: its packets count in their own
+ * flows), name and key as `afcd stats -j` names them under
+ * queue.aggregates. 0 or -1. */
+int afcd_drive_aggregates(struct afcd_drive *d,
+			  void (*fn)(void *ctx, const char *name, const char *key, __u64 value),
+			  void *ctx);
+
 void afcd_drive_close(struct afcd_drive *d);
 
 #ifdef __cplusplus

@@ -945,6 +945,21 @@ Run::JsonAfcd(std::ostream& o) const
             *c->second = false;
         },
         &out);
+    o << ",\"aggregates\":{";
+    std::pair<std::ostream*, std::string> agg{&o, ""};
+    afcd_drive_aggregates(
+        m_afcd->Drive(),
+        [](void* ctx, const char* name, const char* key, __u64 v) {
+            auto* c = static_cast<std::pair<std::ostream*, std::string>*>(ctx);
+            if (c->second == name)
+                *c->first << ",";
+            else
+                *c->first << (c->second.empty() ? "" : "},") << "\"" << name << "\":{";
+            *c->first << "\"" << key << "\":" << v;
+            c->second = name;
+        },
+        &agg);
+    o << (agg.second.empty() ? "}" : "}}");
     o << "},\"estimates\":{\"n_flows\":"
       << st.n_active << ",\"n_long\":" << st.n_long << ",\"m_fair\":" << st.m_fair
       << ",\"waterline\":" << st.waterline << ",\"global_target_ns\":"

@@ -147,6 +147,11 @@ def one(scheme, row, a):
             "backlog_delay_ms": res["backlog_delay_ms"],
             # entries made over the whole run (the churn's first cycle included)
             "flows_made": q.get("flow_new"), "flow_fail": q.get("flow_fail"),
+            "flow_collide": q.get("flow_collide"),
+            # the aggregates' packets, bytes, drops and marks over the run and
+            # m_i at its end (`afcd stats -j`'s queue.aggregates): overflow,
+            # mice (m_i only), unclassified
+            "aggregates": q.get("aggregates"),
             "bpf_ns_per_pkt": (res.get("bpf_cost") or {}).get("ns_per_pkt"),
             "sim_wall_s": res["wall_s"],
             "wall_s": wall, "ns3_version": res["ns3_version"],

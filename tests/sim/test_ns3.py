@@ -123,8 +123,9 @@ def test_churn_past_the_flow_table_is_one_entity():
     (70 % of a 20 Mbit/s link; each flow back only after 3.7 s, more than
     the 1-s window) past a flow table of 1,024 entries beside two CUBIC
     flows (testbed.churn_sim): every churn packet makes its flow's entry
-    (the bound is passed; no insert fails), the churn is judged as one
-    entity (the mice aggregate) and gets at most 1.5 shares of three, and
+    (the bound is passed; no insert fails: the overflow aggregate gets no
+    packet), the churn is judged as one entity (the mice aggregate, which
+    holds samples at the run's end) and gets at most 1.5 shares of three, and
     each CUBIC flow keeps at least 70 % of a share (flows judged one by one
     would each be under their share and take their 14 Mbit/s, leaving CUBIC
     3). The other side of the rule: 10^4 such flows, each back every
@@ -144,6 +145,8 @@ def test_churn_past_the_flow_table_is_one_entity():
     share = RATE / 3
     churn_pkts = a.churn_mbit * 1e6 * a.secs / (64 * 8)
     assert r["flows_made"] >= 0.99 * churn_pkts and r["flow_fail"] == 0, r
+    agg = r["aggregates"]
+    assert agg["overflow"]["packets"] == 0 and agg["mice"]["m_i"] > 0, agg
     assert r["churn_mbps"] <= 1.5 * share, r["churn_mbps"]
     assert min(r["cubic_mbps"]) >= 0.7 * share, r["cubic_mbps"]
     back = churn_sim.one("afcd", (10000, 1024), a)
