@@ -417,6 +417,10 @@ def judge_all(figs, out, which=None):
         os.makedirs(d, exist_ok=True)
         fctx = dict(ctx, rate_mbit=M.rate_mbit, rtt_ms=M.rtt_ms,
                     rate_arg=ctx.get("rate_arg%d" % f.chapter, ctx.get("rate_arg", "auto")),
+                    # the most repeats any scheme ran (a later batch may add
+                    # repeats to one figure: seeds where a claim is close)
+                    repeats=max((r.get("repeat") or 1 for r in runs),
+                                default=ctx.get("repeats", "?")),
                     duration_s=(runs[0]["duration_s"] if runs else None),
                     warmup_s=(runs[0]["warmup_s"] if runs else None),
                     kernel=judge.kernels_of(ctx, runs),

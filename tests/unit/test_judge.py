@@ -261,10 +261,12 @@ def test_report_from_json_alone(tmp_path):
     the figure's markdown with the verdicts, its verdict.json, the top
     report with the tally; figures without runs are NOT-RUN; judging twice
     gives the same verdicts; a chapter's rate is "calibrated" or "given"
-    by its own run (rate_arg3), not by the other chapter's."""
+    by its own run (rate_arg3), not by the other chapter's; a page says
+    how many repeats its runs hold (5: a later batch added seeds), not the
+    context's first batch's (3)."""
     d = tmp_path / "fig3.3"
     d.mkdir()
-    for r in _fig33(BASE33, DELAY33):
+    for r in _fig33(BASE33, DELAY33, reps=5):
         (d / ("fig3.3-%s-r%d.json" % (r["scheme"], r["repeat"]))).write_text(json.dumps(r))
     (tmp_path / "context.json").write_text(json.dumps({"mode": "default", "rate3": R,
                                                        "kernel": "6.1.0-test",
@@ -277,6 +279,7 @@ def test_report_from_json_alone(tmp_path):
     md = (tmp_path / "fig3.3" / "fig3.3.md").read_text()
     assert "Scaled reproduction, not a 10 Gb/s replication" in md
     assert "| AFCD fair: " in md and "35 Mbit/s (calibrated)" in md
+    assert "5 repeat(s) of 120.0 s" in md
     top = (tmp_path / "reproduction.md").read_text()
     assert "PASS" in top and "NOT-RUN" in top and "**Tally** (the 3 figures judged here)" in top
     again = reproduce.judge_all(figs, str(tmp_path))
