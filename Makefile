@@ -125,7 +125,7 @@ NS3_DIR  ?= /usr/local/lib/afcd-ns3/ns3
 NS3_LIBS := core network internet point-to-point applications traffic-control stats
 CXX      ?= g++
 sim: $(OUT)/afcd-sim
-$(OUT)/afcd-sim: sim/*.cc sim/*.h sim/afcd_drive.c loader/params.c loader/params_doc.c loader/units.c loader/sys.c loader/log.c loader/qread.c \
+$(OUT)/afcd-sim: sim/*.cc sim/*.h sim/afcd_drive.c loader/params.c loader/params_doc.c loader/units.c loader/sys.c loader/log.c loader/qread.c loader/qjson.c \
 		 $(OUT)/afcd.skel.h $(OUT)/afcd_ctl.skel.h $(HDRS) | $(OUT)
 	$(call msg,CXX,$@)
 	$(Q)test -d $(NS3_DIR)/include || { echo "no ns-3 under $(NS3_DIR): tools/deps.sh --ns3"; exit 1; }
@@ -136,9 +136,10 @@ $(OUT)/afcd-sim: sim/*.cc sim/*.h sim/afcd_drive.c loader/params.c loader/params
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader -c loader/sys.c -o $(OUT)/sim_sys.o
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader -c loader/log.c -o $(OUT)/sim_log.o
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader -c loader/qread.c -o $(OUT)/sim_qread.o
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -Iloader -c loader/qjson.c -o $(OUT)/sim_qjson.o
 	$(Q)$(CXX) -std=c++20 -O2 -g -Wall -isystem $(NS3_DIR)/include -Isim $(INCLUDES) \
 		sim/*.cc $(OUT)/sim_drive.o $(OUT)/sim_params.o $(OUT)/sim_params_doc.o $(OUT)/sim_units.o \
-		$(OUT)/sim_sys.o $(OUT)/sim_log.o $(OUT)/sim_qread.o -o $@ \
+		$(OUT)/sim_sys.o $(OUT)/sim_log.o $(OUT)/sim_qread.o $(OUT)/sim_qjson.o -o $@ \
 		-L$(NS3_DIR)/lib64 -Wl,-rpath,$(NS3_DIR)/lib64 $(addprefix -lns3.44-,$(NS3_LIBS)) \
 		$(LIBS) -ljson-c -lm
 

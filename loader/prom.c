@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "prom.h"
+#include "qjson.h"
 
 struct prom_out {
 	char *b;
@@ -71,9 +72,6 @@ static void prom_counters(struct prom_out *p, const char *dev, const struct prom
 /* The aggregates (afcd_maps.h): one family per counter, labelled by kind. */
 static void prom_aggregates(struct prom_out *p, const char *dev, const struct afcd_queue *q)
 {
-#define AGG_NAME_(E, name, doc) name,
-	static const char *const names[] = { AFCD_AGGS(AGG_NAME_) };
-#undef AGG_NAME_
 	static const struct { const char *fam, *help; size_t off; } f[] = {
 		{ "aggregate_packets_total", "Packets admitted of each aggregate: kind unclassified "
 		  "(frames the parser cannot classify), overflow (flows without an entry of their "
@@ -89,7 +87,7 @@ static void prom_aggregates(struct prom_out *p, const char *dev, const struct af
 	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
 		prom_family(p, f[i].fam, "counter", f[i].help);
 		for (k = 0; k < AFCD_AGG__MAX; k++) {
-			snprintf(label, sizeof(label), "kind=\"%s\"", names[k]);
+			snprintf(label, sizeof(label), "kind=\"%s\"", qjson_agg_names[k]);
 			prom_sample(p, f[i].fam, dev, label,
 				    (double)*(const __u64 *)((const char *)&q->agg[k] + f[i].off));
 		}

@@ -7,6 +7,7 @@
 
 #include "afcd_law.h"
 #include "params.h"
+#include "qjson.h"
 #include "render.h"
 
 static void fmt_rate(char *b, size_t n, double bps)
@@ -44,14 +45,10 @@ static bool addr_str(char *b, size_t n, const __u32 a[4])
 	return v4;
 }
 
-#define AGG_NAME_(E, name, doc) name,
-static const char *const agg_names[] = { AFCD_AGGS(AGG_NAME_) };
-#undef AGG_NAME_
-
 /* The aggregate a key stands for, or NULL for a flow's key. */
 static const char *agg_name(const struct afcd_flow_key *k)
 {
-	return k->agg && k->agg <= AFCD_AGG__MAX ? agg_names[k->agg - 1] :
+	return k->agg && k->agg <= AFCD_AGG__MAX ? qjson_agg_names[k->agg - 1] :
 	       k->agg ? "aggregate?" : NULL;
 }
 
@@ -76,22 +73,6 @@ static void fmt_key(char *b, size_t n, const struct afcd_flow_key *k)
 		snprintf(b + l, n - l, " proto %u", k->proto);
 	}
 }
-
-/* The counters of one list as "key": value members of o. */
-static void json_counters(struct json_object *o, const char *const *keys, const __u64 *v,
-			  unsigned n)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		json_object_object_add(o, keys[i], json_object_new_uint64(v[i]));
-}
-
-#define KEY_(E, key, fam, lbl, help) key,
-static const char *const stat_keys[] = { AFCD_STATS(KEY_) };
-static const char *const astat_keys[] = { AFCD_ASTATS(KEY_) };
-static const char *const gstat_keys[] = { AFCD_GSTATS(KEY_) };
-#undef KEY_
 
 /* Text: "key value" for every counter of a list. */
 static void text_counters(const char *const *keys, const __u64 *v, unsigned n)
@@ -136,26 +117,6 @@ static struct json_object *json_flow(const struct flow_row *r)
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 #define U64(v) json_object_new_uint64((__u64)(v))
 #define I64(v) json_object_new_int64((long long)(v))
-
-/* The aggregates' counters (enum afcd_agg), by name. */
-static struct json_object *json_aggregates(const struct afcd_queue *q)
-{
-	struct json_object *ja = json_object_new_object();
-	size_t i;
-
-	for (i = 0; i < AFCD_AGG__MAX; i++) {
-		struct json_object *o1 = json_object_new_object();
-		const struct afcd_flow *f = &q->agg[i];
-
-		ADD(o1, "packets", U64(f->packets));
-		ADD(o1, "bytes", U64(f->bytes));
-		ADD(o1, "drops", U64(f->drops));
-		ADD(o1, "marks", U64(f->marks));
-		ADD(o1, "m_i", U64(f->m_i));
-		ADD(ja, agg_names[i], o1);
-	}
-	return ja;
-}
 
 /* The estimates a packet is judged against and the refresh's state. */
 static struct json_object *json_estimates(const struct snapshot *s1)
@@ -229,13 +190,13 @@ static void render_json(const char *dev, __u32 ifindex, const char *hook,
 		struct json_object *jk = json_object_new_array();
 
 		for (i = 0; i < AFCD_S__MAX; i++)
-			json_object_array_add(jk, json_object_new_string(stat_keys[i]));
+			json_object_array_add(jk, json_object_new_string(qjson_stat_keys[i]));
 		ADD(root, "stats_keys", jk);
 	}
 
 	jq = json_object_new_object();
-	json_counters(jq, stat_keys, q->stats, AFCD_S__MAX);
-	json_counters(jq, astat_keys, q->astats, AFCD_A__MAX);
+	qjson_counters(jq, qjson_stat_keys, q->stats, AFCD_S__MAX);
+	qjson_counters(jq, qjson_astat_keys, q->astats, AFCD_A__MAX);
 	ADD(jq, "flows_live", U64(live_flows));
 	ADD(jq, "flows_evicted", I64(evicted));
 	ADD(jq, "flows_gc", U64(s1->s.gc_deleted));
@@ -249,13 +210,13 @@ static void render_json(const char *dev, __u32 ifindex, const char *hook,
 	ADD(jq, "dt_s", json_object_new_double(dt));
 	ADD(jq, "dropping", U64(q->gcv.dropping));
 	ADD(jq, "codel_count", U64(q->gcv.count));
-	ADD(jq, "aggregates", json_aggregates(q));
+	ADD(jq, "aggregates", qjson_aggregates(q));
 	ADD(root, "queue", jq);
 
 	ADD(root, "estimates", json_estimates(s1));
 
 	jg = json_object_new_object();
-	json_counters(jg, gstat_keys, s1->global, AFCD_G__MAX);
+	qjson_counters(jg, qjson_gstat_keys, s1->global, AFCD_G__MAX);
 	ADD(root, "global", jg);
 	if (!o->flows)
 		puts(json_object_to_json_string_ext(root, JSON_FLAGS));
@@ -345,9 +306,9 @@ void render_stats(const char *dev, __u32 ifindex, const char *hook, const struct
 			printf(" pid %u, refreshed by %s", s1->s.loader_pid, refresher_name(s1));
 		printf("\n flows live %llu evicted %lld gc %llu", live_flows, evicted,
 		       (unsigned long long)s1->s.gc_deleted);
-		text_counters(stat_keys, q->stats, AFCD_S__MAX);
-		text_counters(astat_keys, q->astats, AFCD_A__MAX);
-		text_counters(gstat_keys, s1->global, AFCD_G__MAX);
+		text_counters(qjson_stat_keys, q->stats, AFCD_S__MAX);
+		text_counters(qjson_astat_keys, q->astats, AFCD_A__MAX);
+		text_counters(qjson_gstat_keys, s1->global, AFCD_G__MAX);
 		printf("\n");
 	}
 	if (o->flows)

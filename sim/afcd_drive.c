@@ -17,6 +17,7 @@
 #include "afcd_ctl.skel.h"
 #include "afcd_drive.h"
 #include "params.h"
+#include "qjson.h"
 #include "qread.h"
 #include "sys.h"
 
@@ -325,47 +326,25 @@ int afcd_drive_read(struct afcd_drive *d, struct afcd_drive_stats *s)
 	return 0;
 }
 
-#define DRIVE_KEY_(E, key, fam, lbl, help) key,
-static const char *const stat_keys[] = { AFCD_STATS(DRIVE_KEY_) };
-static const char *const astat_keys[] = { AFCD_ASTATS(DRIVE_KEY_) };
-
-int afcd_drive_counters(struct afcd_drive *d,
-			void (*fn)(void *ctx, const char *key, __u64 value), void *ctx)
+char *afcd_drive_queue_json(struct afcd_drive *d)
 {
+	struct json_object *jq, *ja;
 	struct afcd_queue q;
-	unsigned int i;
+	char *out;
 
 	if (queue_read_fd(bpf_map__fd(d->skel->maps.afcd_queue),
 			  bpf_map__fd(d->skel->maps.afcd_qpcpu), d->slot, &q))
-		return -1;
-	for (i = 0; i < sizeof(stat_keys) / sizeof(stat_keys[0]); i++)
-		fn(ctx, stat_keys[i], q.stats[i]);
-	for (i = 0; i < sizeof(astat_keys) / sizeof(astat_keys[0]); i++)
-		fn(ctx, astat_keys[i], q.astats[i]);
-	return 0;
-}
-
-#define DRIVE_AGG_(E, name, doc) name,
-static const char *const agg_names[] = { AFCD_AGGS(DRIVE_AGG_) };
-
-int afcd_drive_aggregates(struct afcd_drive *d,
-			  void (*fn)(void *ctx, const char *name, const char *key, __u64 value),
-			  void *ctx)
-{
-	struct afcd_queue q;
-	unsigned int i;
-
-	if (queue_read_fd(bpf_map__fd(d->skel->maps.afcd_queue),
-			  bpf_map__fd(d->skel->maps.afcd_qpcpu), d->slot, &q))
-		return -1;
-	for (i = 0; i < AFCD_AGG__MAX; i++) {
-		fn(ctx, agg_names[i], "packets", q.agg[i].packets);
-		fn(ctx, agg_names[i], "bytes", q.agg[i].bytes);
-		fn(ctx, agg_names[i], "drops", q.agg[i].drops);
-		fn(ctx, agg_names[i], "marks", q.agg[i].marks);
-		fn(ctx, agg_names[i], "m_i", q.agg[i].m_i);
-	}
-	return 0;
+		return NULL;
+	jq = json_object_new_object();
+	if (!jq)
+		return NULL;
+	qjson_counters(jq, qjson_stat_keys, q.stats, AFCD_S__MAX);
+	qjson_counters(jq, qjson_astat_keys, q.astats, AFCD_A__MAX);
+	ja = qjson_aggregates(&q);
+	out = ja && !json_object_object_add(jq, "aggregates", ja) ?
+	      strdup(json_object_to_json_string_ext(jq, JSON_C_TO_STRING_PLAIN)) : NULL;
+	json_object_put(jq);
+	return out;
 }
 
 void afcd_drive_close(struct afcd_drive *d)

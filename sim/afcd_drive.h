@@ -26,7 +26,7 @@ extern "C" {
 struct afcd_drive;
 
 /* The estimates and the driver's own counts, for the simulation's result
- * (the datapath's counters: afcd_drive_counters()). */
+ * (the datapath's counters: afcd_drive_queue_json()). */
 struct afcd_drive_stats {
 	__u64 t_last_ns;          /* the virtual queue's clock (backlog: t_last - now) */
 	__u32 n_active, n_long, m_fair, waterline;
@@ -75,21 +75,11 @@ int afcd_drive_gc(struct afcd_drive *d, __u64 now_ns, __u64 idle_ns);
 /* The estimates and counts now. 0 or -1. */
 int afcd_drive_read(struct afcd_drive *d, struct afcd_drive_stats *s);
 
-/* Every counter of the interface (maps/afcd_maps.h's AFCD_STATS and
- * AFCD_ASTATS, in their order), fn(ctx, key, value) each, key as `afcd
- * stats -j` names it. 0 or -1. */
-int afcd_drive_counters(struct afcd_drive *d,
-			void (*fn)(void *ctx, const char *key, __u64 value), void *ctx);
-
-/* The aggregates' counters (maps/afcd_maps.h's AFCD_AGGS, in their order):
- * fn(ctx, name, key, value) for its packets, bytes, drops and marks since
- * the interface was set up and its m_i now (samples in the shadow buffer;
- * the mice aggregate has only these: its packets count in their own
- * flows), name and key as `afcd stats -j` names them under
- * queue.aggregates. 0 or -1. */
-int afcd_drive_aggregates(struct afcd_drive *d,
-			  void (*fn)(void *ctx, const char *name, const char *key, __u64 value),
-			  void *ctx);
+/* The interface's counters and aggregates now as one JSON object, the
+ * "queue" of `afcd stats -j` without its rates and times (loader/qjson.h:
+ * the same names, from the same lists). A string to free(); NULL on a
+ * failed read or out of memory. */
+char *afcd_drive_queue_json(struct afcd_drive *d);
 
 void afcd_drive_close(struct afcd_drive *d);
 

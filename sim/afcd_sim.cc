@@ -934,33 +934,10 @@ Run::JsonAfcd(std::ostream& o) const
 {
     struct afcd_drive_stats st;
     afcd_drive_read(m_afcd->Drive(), &st);
-    o << ",\"afcd_stats\":{\"queue\":{";
-    bool first = true;
-    std::pair<std::ostream*, bool*> out{&o, &first};
-    afcd_drive_counters(
-        m_afcd->Drive(),
-        [](void* ctx, const char* key, __u64 v) {
-            auto* c = static_cast<std::pair<std::ostream*, bool*>*>(ctx);
-            *c->first << (*c->second ? "" : ",") << "\"" << key << "\":" << v;
-            *c->second = false;
-        },
-        &out);
-    o << ",\"aggregates\":{";
-    std::pair<std::ostream*, std::string> agg{&o, ""};
-    afcd_drive_aggregates(
-        m_afcd->Drive(),
-        [](void* ctx, const char* name, const char* key, __u64 v) {
-            auto* c = static_cast<std::pair<std::ostream*, std::string>*>(ctx);
-            if (c->second == name)
-                *c->first << ",";
-            else
-                *c->first << (c->second.empty() ? "" : "},") << "\"" << name << "\":{";
-            *c->first << "\"" << key << "\":" << v;
-            c->second = name;
-        },
-        &agg);
-    o << (agg.second.empty() ? "}" : "}}");
-    o << "},\"estimates\":{\"n_flows\":"
+    char* queue = afcd_drive_queue_json(m_afcd->Drive());
+    o << ",\"afcd_stats\":{\"queue\":" << (queue ? queue : "null");
+    free(queue);
+    o << ",\"estimates\":{\"n_flows\":"
       << st.n_active << ",\"n_long\":" << st.n_long << ",\"m_fair\":" << st.m_fair
       << ",\"waterline\":" << st.waterline << ",\"global_target_ns\":"
       << st.global_target_ns << ",\"fair_rate_bps\":" << st.fair_rate_bps
