@@ -59,8 +59,17 @@ def rows_arg(text):
         raise argparse.ArgumentTypeError("rows are CHURN:TABLE pairs, e.g. 0:0,100000:0")
 
 
+def param_arg(text):
+    """--param: NAME=VALUE, one loader parameter."""
+    name, eq, value = text.partition("=")
+    if not eq or not name or not value or " " in text:
+        raise argparse.ArgumentTypeError("a parameter is NAME=VALUE, e.g. sb_size=4096")
+    return (name, value)
+
+
 def spec(scheme, rate_mbit, rtt_ms, secs, warm_s, n_cubic, churn_flows, churn_mbit, table,
-         seed, flood=0.0, sndbuf=0, fq_buckets=0, stagger_s=0.0, hosts=1):
+         seed, flood=0.0, sndbuf=0, fq_buckets=0, stagger_s=0.0, hosts=1, params=(),
+         mtu=ns3.MTU_TEXT):
     """The afcd-sim spec of one run: n_cubic CUBIC flows from t = 0 (with
     stagger_s > 0 each flow, the flood and the churn U[0, stagger_s) s
     later, drawn from random.Random(seed): ns3.spec_text's jitter) and,
@@ -79,6 +88,10 @@ def spec(scheme, rate_mbit, rtt_ms, secs, warm_s, n_cubic, churn_flows, churn_mb
     Ipv4EndPointDemux::Lookup); the router's interface a host costs no
     more a packet under the strong end-system model afcd-sim sets
     (afcd_sim.cc Run::SetDefaults). The bottleneck is the same link.
+    params: (NAME, VALUE) pairs of the loader's parameters for the
+    project's schemes (`afcd params`; afcd-sim refuses a bad one, as
+    `afcd attach` does), after the ones the bottleneck sets; mtu: the
+    largest Ethernet frame, bytes (ns3.MTU_TEXT, 9,014, the text's).
     Buffer 1 BDP, target 5 ms, interval 100 ms, no ECN."""
     flows = [Flow("c%d" % i, sender=i % hosts, cc="cubic", start_s=0.0)
              for i in range(n_cubic)]
@@ -87,7 +100,9 @@ def spec(scheme, rate_mbit, rtt_ms, secs, warm_s, n_cubic, churn_flows, churn_mb
     if flood:
         flows.append(Flow("flood", proto="udp", cc=None, rate_mbit=flood * rate_mbit))
     text = ns3.spec_text(scheme, rate_mbit, rtt_ms, secs, warm_s, flows, None, None, 1.0, 5.0,
-                         100.0, False, seed, False, jitter_s=stagger_s)
+                         100.0, False, seed, False, mtu=mtu, jitter_s=stagger_s)
+    if scheme in bottleneck.OURS:
+        text += "".join("param %s %s\n" % kv for kv in params)
     if hosts > 1:
         text += "receivers %d\n" % hosts
     if sndbuf:
@@ -103,13 +118,14 @@ def spec(scheme, rate_mbit, rtt_ms, secs, warm_s, n_cubic, churn_flows, churn_mb
 
 def one(scheme, row, a):
     """Run row (churn flows, table) under scheme with a's settings (rate,
-    rtt, secs, warm, cubic, churn_mbit, flood, sndbuf, seed); its figures
+    rtt, secs, warm, cubic, churn_mbit, flood, sndbuf, seed, param, mtu); its figures
     as a dict, with valid False and the reasons when afcd-sim failed, the
     long-lived flows delivered nothing, or the churn was never admitted.
     Mbit/s over [warm, secs]; the churn's in its 64-byte frames."""
     churn_flows, table = row
     text = spec(scheme, a.rate, a.rtt, a.secs, a.warm, a.cubic, churn_flows, a.churn_mbit,
-                table, a.seed, a.flood, a.sndbuf, a.fq_buckets, a.stagger, a.hosts)
+                table, a.seed, a.flood, a.sndbuf, a.fq_buckets, a.stagger, a.hosts, a.param,
+                a.mtu)
     t0 = time.time()
     p = subprocess.run([ns3.SIM], input=text, capture_output=True, text=True)
     wall = time.time() - t0
@@ -137,8 +153,10 @@ def one(scheme, row, a):
             "rate_mbit": a.rate, "rtt_ms": a.rtt, "secs": a.secs, "warm_s": a.warm,
             "seed": a.seed, "churn_mbit": a.churn_mbit if churn_flows else 0,
             "flood_x": a.flood, "sndbuf": a.sndbuf or None, "stagger_s": a.stagger,
-            "hosts": a.hosts,
+            "hosts": a.hosts, "params": dict(a.param) if scheme in bottleneck.OURS else None,
+            "mtu": a.mtu,
             "cubic_mbps": gp, "jain": jain(gp), "starved": sum(1 for g in gp if g <= 0),
+            "cubic_start_s": [f["start_s"] for f in long_flows],
             "churn_mbps": churn_gp, "flood_mbps": flood_gp,
             # the flood's share in fair shares of the link (N long flows + it)
             "flood_shares": flood_gp / (a.rate / (len(gp) + 1)) if flood else None,
@@ -157,6 +175,27 @@ def one(scheme, row, a):
             "wall_s": wall, "ns3_version": res["ns3_version"],
             "code": scenario.code_version(), "date": time.strftime("%Y-%m-%d %H:%M"),
             "valid": not reasons, "invalid_reasons": reasons}
+
+
+def by_start(r, parts=5):
+    """The long-lived flows of run r in parts groups by start time, first
+    started first: each group's mean share (in fair shares of the link, the
+    flood counted as a flow when there is one) and its starved flows, as a
+    list of (mean_share, starved). A queue that favours flows by when they
+    came (ns-3's FqCoDel breaks ties between equally fat queues by their
+    creation order) shows as a slope; None without --stagger (every flow
+    starts at t = 0) or without start times."""
+    starts = r.get("cubic_start_s")
+    if not starts or len(set(starts)) < 2 or len(starts) < parts:
+        return None
+    share = r["rate_mbit"] / (len(starts) + (1 if r.get("flood_x") else 0))
+    order = sorted(range(len(starts)), key=lambda i: (starts[i], i))
+    out = []
+    for k in range(parts):
+        g = [r["cubic_mbps"][i] / share
+             for i in order[k * len(order) // parts:(k + 1) * len(order) // parts]]
+        out.append((sum(g) / len(g), sum(1 for x in g if x <= 0)))
+    return out
 
 
 def line(r):
@@ -208,6 +247,12 @@ def main(argv=None):
                     help="sender hosts and receiver hosts the CUBIC flows spread over "
                     "(default 1; crowds of thousands need about N / 100: ns-3's cost is "
                     "O(sockets on a node) a packet)")
+    ap.add_argument("--param", type=param_arg, action="append", default=[],
+                    metavar="NAME=VALUE",
+                    help="a loader parameter for afcd, fall and the other project schemes "
+                    "(`afcd params`), repeatable; e.g. sb_size=4096")
+    ap.add_argument("--mtu", type=int, default=ns3.MTU_TEXT,
+                    help="the largest Ethernet frame, bytes (default %d)" % ns3.MTU_TEXT)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default=None, help="JSON of every run")
@@ -219,6 +264,10 @@ def main(argv=None):
             and any(c for c, _ in a.rows)]
     if a.fq_buckets and not set(a.schemes.split(",")) & set(FQ_SCHEMES):
         bad = bad or ["--fq-buckets without %s" % " or ".join(FQ_SCHEMES)]
+    if a.param and not set(a.schemes.split(",")) & set(bottleneck.OURS):
+        bad = bad or ["--param without a scheme of the project's"]
+    if not 1294 <= a.mtu <= ns3.MTU_TEXT:
+        bad = bad or ["--mtu %d (1294 .. %d)" % (a.mtu, ns3.MTU_TEXT)]
     if bad or a.cubic < 1 or a.flood < 0 or not 0 <= a.fq_buckets <= FQ_MAX_BUCKETS or \
             not 0 <= a.stagger < a.warm or a.hosts < 1:
         ap.error("not a run: %s" % (", ".join(bad) or "--cubic >= 1, --flood >= 0, "
@@ -232,15 +281,22 @@ def main(argv=None):
     runs = [(s, row) for s in a.schemes.split(",") for row in a.rows]
     print("    %d runs, %g Mbit/s, %g ms, %g s (%g warm-up), %d CUBIC starting over %g s "
           "from %d host(s) to %d, churn %g Mbit/s of 64-byte frames, flood %gx, socket "
-          "buffers %s, ns-3 %s, %d at once" % (
+          "buffers %s, frames of %d bytes, %s, ns-3 %s, %d at once" % (
               len(runs), a.rate, a.rtt, a.secs, a.warm, a.cubic, a.stagger, a.hosts, a.hosts,
-              a.churn_mbit, a.flood, a.sndbuf or "afcd-sim's", ns3.NS3_VERSION, a.jobs))
+              a.churn_mbit, a.flood, a.sndbuf or "afcd-sim's", a.mtu,
+              " ".join("%s %s" % kv for kv in a.param) or "default parameters",
+              ns3.NS3_VERSION, a.jobs))
     print("    algo     churn    table    jain   cubic min/mean/max  starv churn/flood shares"
           "  util   backlog p50/p99 ms  entries   BPF ns wall s")
     out = []
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         for r in ex.map(lambda sr: one(sr[0], sr[1], a), runs):
             print(line(r), flush=True)
+            fifths = by_start(r) if "cubic_mbps" in r else None
+            if fifths:
+                print("      by start, first fifth first: shares %s; starved %s" % (
+                    " ".join("%.2f" % m for m, _ in fifths),
+                    " ".join("%d" % n for _, n in fifths)), flush=True)
             out.append(r)
             if a.out:
                 with open(a.out, "w") as fh:

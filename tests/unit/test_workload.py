@@ -4,6 +4,7 @@ from the test's own start, which a client started late into a full queue
 reaches seconds after it was started (fig. 4.8's late group: the
 receivers seemed to get 1.26x the link when the late flows' intervals
 were placed at their configured start)."""
+import argparse
 import time
 
 import pytest
@@ -194,3 +195,49 @@ def test_crowd_starts_staggered_from_the_seed():
     assert set(starts(churn_sim.spec(*args, seed=1, flood=1.0))) == {0.0}
     with pytest.raises(SystemExit):
         churn_sim.main(["--cubic", "2", "--warm", "5", "--stagger", "5"])
+
+
+def test_churn_sim_by_start_shows_a_queue_that_favours_late_flows():
+    """Expected result: by_start() groups the long-lived flows by start
+    time, first started first, in fair shares of the link (the flood one
+    of the flows): flows listed out of start order whose goodput grows
+    with their start give a rising slope with the starved flows in the
+    first group; equal goodputs give a flat one; without staggered starts
+    (all at t = 0) or start times it says None."""
+    from testbed import churn_sim
+
+    # 10 flows + a flood on 11 Mbit/s: a share is 1 Mbit/s; flow i starts
+    # at (9 - i) / 10 s, so the last listed started first
+    starts = [(9 - i) / 10 for i in range(10)]
+    r = {"rate_mbit": 11.0, "flood_x": 1.0, "cubic_start_s": starts,
+         "cubic_mbps": [0.0 if t < 0.2 else 2.0 * t for t in starts]}
+    got = churn_sim.by_start(r)
+    assert [n for _, n in got] == [2, 0, 0, 0, 0], got
+    assert got[0][0] == 0.0 and got[-1][0] == pytest.approx(1.7), got
+    assert all(a[0] < b[0] for a, b in zip(got, got[1:])), got
+    flat = churn_sim.by_start(dict(r, cubic_mbps=[1.0] * 10))
+    assert all(m == pytest.approx(1.0) and n == 0 for m, n in flat), flat
+    assert churn_sim.by_start(dict(r, cubic_start_s=[0.0] * 10)) is None
+    assert churn_sim.by_start({k: v for k, v in r.items() if k != "cubic_start_s"}) is None
+
+
+def test_churn_sim_passes_loader_parameters_to_the_projects_schemes():
+    """Expected result: churn_sim --param NAME=VALUE adds `param NAME VALUE`
+    to the spec of the project's schemes after the bottleneck's own and
+    before the flow table's size (afcd-sim takes flow-table last), and
+    none to an ns-3 queue disc's; --mtu sets the frames; a parameter
+    without '=' and --param without a project scheme are refused."""
+    from testbed import churn_sim
+
+    args = ("afcd", 100.0, 100.0, 45.0, 15.0, 4, 0, 0.0, 4096, 1)
+    text = churn_sim.spec(*args, params=[("sb_size", "4096")], mtu=1514).splitlines()
+    params = [ln for ln in text if ln.startswith("param ")]
+    assert "param sb_size 4096" in params and params[-1] == "param flow-table 4096", params
+    assert "mtu 1500" in text and "param mtu 9014" not in text, text
+    fifo = churn_sim.spec("pfifo", *args[1:], params=[("sb_size", "4096")])
+    assert "sb_size" not in fifo and "mtu 9000" in fifo.splitlines(), fifo
+    with pytest.raises(argparse.ArgumentTypeError):
+        churn_sim.param_arg("sb_size")
+    for bad in (["--schemes", "pfifo", "--param", "sb_size=4096"], ["--mtu", "100"]):
+        with pytest.raises(SystemExit):
+            churn_sim.main(bad)
