@@ -218,7 +218,9 @@ def line(r):
                                 "; ".join(r["invalid_reasons"])))
 
 
-def main(argv=None):
+def parser():
+    """churn_sim's command line (one definition of its options and
+    defaults, for main() and settings())."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rate", type=float, default=1000.0, help="bottleneck, Mbit/s")
     ap.add_argument("--rtt", type=float, default=20.0, help="base RTT, ms")
@@ -256,6 +258,23 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default=None, help="JSON of every run")
+    return ap
+
+
+def settings(**kw):
+    """The settings one() takes, as main() parses them with no argument,
+    with kw (option names with '_' for '-') in their place; an unknown
+    name is a TypeError."""
+    a = parser().parse_args([])
+    for k, v in kw.items():
+        if not hasattr(a, k):
+            raise TypeError("churn_sim has no setting %r" % k)
+        setattr(a, k, v)
+    return a
+
+
+def main(argv=None):
+    ap = parser()
     a = ap.parse_args(argv)
     if a.sndbuf is None:
         a.sndbuf = crowd_sndbuf(a.rate, a.rtt, a.cubic) if a.cubic > 100 else 0

@@ -3,7 +3,6 @@
 two flows through the datapath's own afcd_egress on the simulation's clock,
 against ns-3's FIFO on the same workload. Needs root (BPF_PROG_TEST_RUN)
 and ns-3 (tools/deps.sh --ns3, make sim)."""
-import types
 
 import pytest
 
@@ -136,10 +135,9 @@ def test_churn_past_the_flow_table_is_one_entity():
     start-up: how two CUBIC flows split the link in their first seconds
     follows their first losses (over 1.5-4 s, seeds 1-4, the lower one
     got 61-79 % of a share; over 4-8 s 75-89 %; over 5-15 s 88-90 %)."""
-    import types
     from testbed import churn_sim
-    a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=8.0, warm=4.0, cubic=2, churn_mbit=14.0,
-                              seed=1, flood=0.0, sndbuf=0, fq_buckets=0, stagger=0.0, hosts=1)
+    a = churn_sim.settings(rate=RATE, rtt=RTT, secs=8.0, warm=4.0, cubic=2, churn_mbit=14.0,
+                           seed=1, flood=0.0, sndbuf=0, fq_buckets=0, stagger=0.0, hosts=1)
     r = churn_sim.one("afcd", (100000, 1024), a)
     assert r["valid"], r["invalid_reasons"]
     share = RATE / 3
@@ -163,10 +161,9 @@ def test_flood_row_gives_the_flood_its_shares():
     fair shares of three: AFCD holds it to at most 1.5, pfifo (ns-3's
     FifoQueueDisc, no flow table) lets it take at least 2, and both runs
     are valid with no starved CUBIC flow under AFCD."""
-    import types
     from testbed import churn_sim
-    a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=2, churn_mbit=0.0,
-                              seed=1, flood=1.0, sndbuf=0, fq_buckets=0, stagger=0.0, hosts=1)
+    a = churn_sim.settings(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=2, churn_mbit=0.0,
+                           seed=1, flood=1.0, sndbuf=0, fq_buckets=0, stagger=0.0, hosts=1)
     ours = churn_sim.one("afcd", (0, 0), a)
     fifo = churn_sim.one("pfifo", (0, 0), a)
     assert ours["valid"] and fifo["valid"], (ours, fifo)
@@ -182,8 +179,8 @@ def test_fq_codel_buckets_are_the_runs():
     the link's rate takes (at least 2 shares). Each run records its
     buckets."""
     from testbed import churn_sim
-    a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=2, churn_mbit=0.0,
-                              seed=1, flood=1.0, sndbuf=0, fq_buckets=0, stagger=0.0, hosts=1)
+    a = churn_sim.settings(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=2, churn_mbit=0.0,
+                           seed=1, flood=1.0, sndbuf=0, fq_buckets=0, stagger=0.0, hosts=1)
     fq = churn_sim.one("fq_codel", (0, 0), a)
     a.fq_buckets = 1
     one = churn_sim.one("fq_codel", (0, 0), a)
@@ -313,8 +310,8 @@ def test_a_crowd_spread_over_hosts_shares_one_bottleneck():
     a dumbbell with one error and runs nothing."""
     import subprocess
     from testbed import churn_sim
-    a = types.SimpleNamespace(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=4, churn_mbit=0.0,
-                              seed=1, flood=1.0, sndbuf=0, fq_buckets=0, stagger=0.0, hosts=2)
+    a = churn_sim.settings(rate=RATE, rtt=RTT, secs=4.0, warm=1.5, cubic=4, churn_mbit=0.0,
+                           seed=1, flood=1.0, sndbuf=0, fq_buckets=0, stagger=0.0, hosts=2)
     spec = churn_sim.spec("afcd", RATE, RTT, 4.0, 1.5, 4, 0, 0.0, 0, 1, flood=1.0, hosts=2)
     assert "receivers 2" in spec and "senders 2" in spec, spec
     r = churn_sim.one("afcd", (0, 0), a)

@@ -241,3 +241,17 @@ def test_churn_sim_passes_loader_parameters_to_the_projects_schemes():
     for bad in (["--schemes", "pfifo", "--param", "sb_size=4096"], ["--mtu", "100"]):
         with pytest.raises(SystemExit):
             churn_sim.main(bad)
+
+
+def test_churn_sim_settings_are_the_command_lines():
+    """Expected result: churn_sim.settings() gives what main() parses with
+    no argument (every option one() reads, --param and --mtu among them),
+    with the named ones replaced; a name churn_sim has no option for is
+    a TypeError, not a silent extra attribute."""
+    from testbed import churn_sim, ns3
+
+    a = churn_sim.settings(rate=100.0, hosts=2)
+    assert a.rate == 100.0 and a.hosts == 2 and a.param == [] and a.mtu == ns3.MTU_TEXT
+    assert vars(churn_sim.settings()).keys() == vars(churn_sim.parser().parse_args([])).keys()
+    with pytest.raises(TypeError):
+        churn_sim.settings(buckets=4)
