@@ -341,8 +341,11 @@ char *afcd_drive_queue_json(struct afcd_drive *d)
 	qjson_counters(jq, qjson_stat_keys, q.stats, AFCD_S__MAX);
 	qjson_counters(jq, qjson_astat_keys, q.astats, AFCD_A__MAX);
 	ja = qjson_aggregates(&q);
-	out = ja && !json_object_object_add(jq, "aggregates", ja) ?
-	      strdup(json_object_to_json_string_ext(jq, JSON_C_TO_STRING_PLAIN)) : NULL;
+	if (ja && json_object_object_add(jq, "aggregates", ja)) {
+		json_object_put(ja);    /* not taken on failure */
+		ja = NULL;
+	}
+	out = ja ? strdup(json_object_to_json_string_ext(jq, JSON_C_TO_STRING_PLAIN)) : NULL;
 	json_object_put(jq);
 	return out;
 }
