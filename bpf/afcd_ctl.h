@@ -151,8 +151,10 @@ AFCD_INLINE void afcd_refresh_fair_rate(const struct afcd_config *c, const struc
 		e->fair_rate_bps = 0;
 		return;
 	}
-	level = (__u64)s->waterline * (e->arrival_bps > rate ? e->arrival_bps : rate) /
-		(s->samples && s->samples < c->sb_size ? s->samples : c->sb_size);
+	/* waterline_milli <= AFCD_SB_SIZE_MAX * 1000 < 2^22: exact below a
+	 * load of 2^42 bit/s (4.4 Tbit/s) */
+	level = (__u64)s->waterline_milli * (e->arrival_bps > rate ? e->arrival_bps : rate) /
+		((__u64)(s->samples && s->samples < c->sb_size ? s->samples : c->sb_size) * 1000);
 	e->fair_level_bps = !e->fair_level_bps || level <= e->fair_level_bps ? level :
 		afcd_rate_ewma(e->fair_level_bps, level / 8 * dt_ns / AFCD_NSEC_PER_SEC,
 			       dt_ns, c->window_ns);
@@ -272,6 +274,7 @@ static inline void afcd_scan_of_hist(const __u32 *n, __u32 sb_size, __u64 capaci
 
 	afcd_waterfill_hist(n, sb_size, capacity, &w);
 	sc->waterline = w.level;
+	sc->waterline_milli = w.level_milli;
 	sc->max_count = w.max_count;
 	sc->samples = w.samples;
 	sc->n_long = w.n_long;

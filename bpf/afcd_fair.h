@@ -236,6 +236,11 @@ struct afcd_water {
 	__u32 n_long;     /* entities with >= 2 samples (FaLL's N) */
 	__u32 max_count;  /* the largest entity's count */
 	__u32 samples;    /* samples in the ring: sum of c n[c] */
+	__u32 level_milli; /* the level exactly, thousandths of a sample: capacity
+			    * left over the entities left at the count where
+			    * the level falls, at least 1000 (the ring does not
+			    * resolve a share below one sample); level * 1000
+			    * when everything fits, 0 for no entity */
 };
 
 /* Max-min fair share (the water level L with sum_i min(m_i, L) =
@@ -251,7 +256,14 @@ struct afcd_water {
  * two 4096-step passes are beyond what the BPF verifier walks) and in
  * the host tests. Replaces eq. 3.4's sb_size / N as the controller's
  * anchor, which is the fair share only when every flow is saturating and
- * the offered load equals capacity. */
+ * the offered load equals capacity. The level in whole samples (level)
+ * is what entities are compared with; the fair rate takes its fraction
+ * (level_milli): floored, a crowd's level of a few samples made the fair
+ * rate up to half too low, the crowd was held below the link and a flood
+ * took the rest under the policer's gate (ns-3, 500 CUBIC flows and a
+ * flood at 100 Mbit/s: a level of 1.4 samples read as 1, the fair rate
+ * 27 % low, the flood 53-55 fair shares, 30-36 with the fraction;
+ * docs/ALGORITHM.md sec. 3a). */
 static inline void afcd_waterfill_hist(const __u32 *n, __u32 sb_size, __u64 capacity,
 				       struct afcd_water *w)
 {
@@ -278,6 +290,7 @@ static inline void afcd_waterfill_hist(const __u32 *n, __u32 sb_size, __u64 capa
 	w->n_long = nlong;
 	w->max_count = cmax;
 	w->level = cmax;
+	w->level_milli = cmax * 1000;
 	w->fits = 1;
 	nrem = ntot;
 	for (c = 1; c <= cmax && nrem; c++) {
@@ -289,6 +302,7 @@ static inline void afcd_waterfill_hist(const __u32 *n, __u32 sb_size, __u64 capa
 		share = rem / nrem;
 		if (c > share) {
 			w->level = share ? (__u32)share : 1;
+			w->level_milli = share ? (__u32)(rem * 1000 / nrem) : 1000;
 			w->fits = 0;
 			return;
 		}

@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 20u
+#define AFCD_ABI_VERSION 21u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -523,7 +523,9 @@ struct afcd_scan {
 	__u32 waterline;        /* max-min fair share of the ring, samples; 0 = no samples */
 	__u32 max_count;        /* largest entity's samples (a flow or an aggregate) */
 	__u32 n_long;           /* entities with >= 2 samples (FaLL's N) */
-	__u32 pad0;             /* 0 */
+	__u32 waterline_milli;  /* the water level exactly, thousandths of a sample,
+				 * [1000, sb_size * 1000], 0 with waterline 0: the fair
+				 * rate's (struct afcd_water.level_milli) */
 	__u32 loader_pid;       /* pid of the loader scanning this slot, 0 = none */
 	__u32 samples;          /* samples in the ring: sb_size once it is full, fewer
 				 * while a fresh slot fills (0: unknown, read as sb_size) */

@@ -865,6 +865,7 @@ static void test_waterfill_max_min(void)
 	hist_of(n, two, 2);
 	afcd_waterfill_hist(n, 2000, 1333, &w);
 	CHECK_EQ(w.level, 747);
+	CHECK_EQ(w.level_milli, 747000);
 	CHECK_EQ(w.fits, 0);
 	CHECK_EQ(w.n_flows, 2);
 	CHECK_EQ(w.n_long, 2);
@@ -872,6 +873,7 @@ static void test_waterfill_max_min(void)
 	/* expected: everything fits: the level is the largest count */
 	afcd_waterfill_hist(n, 2000, 2000, &w);
 	CHECK_EQ(w.level, 1414);
+	CHECK_EQ(w.level_milli, 1414000);
 	CHECK_EQ(w.fits, 1);
 	/* expected: small flows keep theirs, the rest split what is left */
 	hist_of(n, four, 4);
@@ -879,9 +881,12 @@ static void test_waterfill_max_min(void)
 	CHECK_EQ(w.level, 485);
 	afcd_waterfill_hist(n, 2000, 3, &w);
 	CHECK_EQ(w.level, 1);
+	/* below one sample the ring does not resolve a share: one */
+	CHECK_EQ(w.level_milli, 1000);
 	hist_of(n, four, 0);
 	afcd_waterfill_hist(n, 2000, 1000, &w);
 	CHECK_EQ(w.level, 0);
+	CHECK_EQ(w.level_milli, 0);
 	CHECK_EQ(w.n_flows, 0);
 	/* expected: a legitimate flow (1000 samples) against 1000 rotating
 	 * 5-tuples of one sample each, capacity half the offered load: their
@@ -903,9 +908,21 @@ static void test_waterfill_max_min(void)
 	n[1] = 1000;
 	afcd_waterfill_hist(n, 2000, 1000, &w);
 	CHECK_EQ(w.level, 1);
+	CHECK_EQ(w.level_milli, 1000);
 	CHECK_EQ(w.fits, 0);
 	CHECK_EQ(w.n_flows, 1001);
 	CHECK_EQ(w.n_long, 1);
+	/* expected: a crowd of 500 flows of two samples beside a flood of
+	 * 1000, capacity 682 (the link carries a third of the load): the
+	 * level is 682 / 501 = 1.361 samples, compared as 1, its fraction
+	 * kept for the fair rate (floored, the rate was 27 % low) */
+	memset(n, 0, sizeof(n));
+	n[2] = 500;
+	n[1000] = 1;
+	afcd_waterfill_hist(n, 2000, 682, &w);
+	CHECK_EQ(w.level, 1);
+	CHECK_EQ(w.level_milli, 1361);
+	n[2] = 0;
 	/* expected: a few flows of one sample below the level keep theirs */
 	n[1] = 20;
 	n[980] = 1;
@@ -925,7 +942,7 @@ static void test_waterfill_max_min(void)
 	/* against the sort-based definition on random histograms */
 	srand(7);
 	for (i = 0; i < 200; i++) {
-		__u32 counts[64], k = 1 + rand() % 60, j, cap = 1 + rand() % 2500, want;
+		__u32 counts[64], k = 1 + rand() % 60, j, cap = 1 + rand() % 2500, want, want_milli;
 		__u64 rem = cap;
 
 		for (j = 0; j < k; j++)
@@ -943,16 +960,22 @@ static void test_waterfill_max_min(void)
 				counts[m - 1] = t;
 			}
 		want = counts[k - 1];
+		want_milli = want * 1000;
 		for (j = 0; j < k; j++) {
 			__u64 share = rem / (k - j);
 
 			if (counts[j] > share) {
 				want = share ? (__u32)share : 1;
+				/* the level exactly: what is left over those left */
+				want_milli = share ? (__u32)(rem * 1000 / (k - j)) : 1000;
 				break;
 			}
 			rem -= counts[j];
 		}
 		CHECK_EQ(w.level, want);
+		CHECK_EQ(w.level_milli, want_milli);
+		CHECK(want_milli >= want * 1000 && want_milli < (want + 1) * 1000,
+		      "level %u, exactly %u thousandths", want, want_milli);
 	}
 }
 
@@ -1109,6 +1132,22 @@ static void test_refresh_step(void)
 	afcd_refresh(&c, &q, NULL, &sc, &e, now + 30000000ULL);
 	CHECK_EQ(e.crowd_gate_ns, c.target_ns / 2);
 	CHECK_EQ(e.prev_police_drop, q.stats[AFCD_S_POLICE_DROP]);
+	/* expected: a crowd of 500 flows of two samples beside a flood of
+	 * 1000, 293 Mbit/s offered to 100: the level is 1.361 samples and
+	 * the fair rate that level's share of the load, not one sample's
+	 * (the queue at the target: no drain; the level falls at once) */
+	memset(&h, 0, sizeof(h));
+	h.n[2] = 500;
+	h.n[1000] = 1;
+	e.arrival_bps = 293000000ULL;
+	scan_of(&h, afcd_sb_capacity(2000, c.rate_bps, e.arrival_bps), &sc);
+	CHECK_EQ(sc.waterline, 1);
+	CHECK_EQ(sc.waterline_milli, 682 * 1000 / 501);
+	q.stats[AFCD_S_PASSED] += 1000;
+	q.sojourn_sum_ns += 1000 * c.target_ns;
+	afcd_refresh(&c, &q, NULL, &sc, &e, now + 35000000ULL);
+	CHECK_EQ(e.drain_milli, 1000);
+	CHECK_EQ(e.fair_rate_bps, e.arrival_bps * 1361 / 2000000);
 	now += 10000000ULL;
 	/* expected: with no samples the anchor is sb_size / N */
 	memset(&h, 0, sizeof(h));
