@@ -236,11 +236,12 @@ struct afcd_water {
 	__u32 n_long;     /* entities with >= 2 samples (FaLL's N) */
 	__u32 max_count;  /* the largest entity's count */
 	__u32 samples;    /* samples in the ring: sum of c n[c] */
-	__u32 level_milli; /* the level exactly, thousandths of a sample: capacity
-			    * left over the entities left at the count where
-			    * the level falls, at least 1000 (the ring does not
-			    * resolve a share below one sample); level * 1000
-			    * when everything fits, 0 for no entity */
+	__u32 level_milli; /* the level exactly, thousandths of a sample: the
+			    * capacity left over the entities left at the count
+			    * where the level falls (below 1000 where even one
+			    * sample each is more than the link carries), at
+			    * least 1; level * 1000 when everything fits, 0 for
+			    * no entity */
 };
 
 /* Max-min fair share (the water level L with sum_i min(m_i, L) =
@@ -302,7 +303,7 @@ static inline void afcd_waterfill_hist(const __u32 *n, __u32 sb_size, __u64 capa
 		share = rem / nrem;
 		if (c > share) {
 			w->level = share ? (__u32)share : 1;
-			w->level_milli = share ? (__u32)(rem * 1000 / nrem) : 1000;
+			w->level_milli = rem * 1000 >= nrem ? (__u32)(rem * 1000 / nrem) : 1;
 			w->fits = 0;
 			return;
 		}

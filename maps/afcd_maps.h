@@ -524,8 +524,9 @@ struct afcd_scan {
 	__u32 max_count;        /* largest entity's samples (a flow or an aggregate) */
 	__u32 n_long;           /* entities with >= 2 samples (FaLL's N) */
 	__u32 waterline_milli;  /* the water level exactly, thousandths of a sample,
-				 * [1000, sb_size * 1000], 0 with waterline 0: the fair
-				 * rate's (struct afcd_water.level_milli) */
+				 * [1, sb_size * 1000] (below 1000 where one sample an
+				 * entity is more than the link carries), 0 with
+				 * waterline 0: the fair rate's (afcd_water.level_milli) */
 	__u32 loader_pid;       /* pid of the loader scanning this slot, 0 = none */
 	__u32 samples;          /* samples in the ring: sb_size once it is full, fewer
 				 * while a fresh slot fills (0: unknown, read as sb_size) */

@@ -881,8 +881,8 @@ static void test_waterfill_max_min(void)
 	CHECK_EQ(w.level, 485);
 	afcd_waterfill_hist(n, 2000, 3, &w);
 	CHECK_EQ(w.level, 1);
-	/* below one sample the ring does not resolve a share: one */
-	CHECK_EQ(w.level_milli, 1000);
+	/* below one sample: 3 of the 4 entities' single samples */
+	CHECK_EQ(w.level_milli, 750);
 	hist_of(n, four, 0);
 	afcd_waterfill_hist(n, 2000, 1000, &w);
 	CHECK_EQ(w.level, 0);
@@ -908,7 +908,7 @@ static void test_waterfill_max_min(void)
 	n[1] = 1000;
 	afcd_waterfill_hist(n, 2000, 1000, &w);
 	CHECK_EQ(w.level, 1);
-	CHECK_EQ(w.level_milli, 1000);
+	CHECK_EQ(w.level_milli, 999);
 	CHECK_EQ(w.fits, 0);
 	CHECK_EQ(w.n_flows, 1001);
 	CHECK_EQ(w.n_long, 1);
@@ -967,14 +967,14 @@ static void test_waterfill_max_min(void)
 			if (counts[j] > share) {
 				want = share ? (__u32)share : 1;
 				/* the level exactly: what is left over those left */
-				want_milli = share ? (__u32)(rem * 1000 / (k - j)) : 1000;
+				want_milli = rem * 1000 >= k - j ? (__u32)(rem * 1000 / (k - j)) : 1;
 				break;
 			}
 			rem -= counts[j];
 		}
 		CHECK_EQ(w.level, want);
 		CHECK_EQ(w.level_milli, want_milli);
-		CHECK(want_milli >= want * 1000 && want_milli < (want + 1) * 1000,
+		CHECK(want_milli < (want + 1) * 1000 && (want > 1 ? want_milli >= want * 1000 : 1),
 		      "level %u, exactly %u thousandths", want, want_milli);
 	}
 }
