@@ -132,6 +132,9 @@ static struct json_object *json_estimates(const struct snapshot *s1)
 	ADD(je, "global_target_ns", U64(fs->gt_ns));
 	ADD(je, "n_long", U64(s1->e.n_long));
 	ADD(je, "waterline", U64(fs->waterline));
+	/* the level the fair rate takes, thousandths of a sample (the
+	 * loader's last scan; 0 without one) */
+	ADD(je, "waterline_milli", U64(s1->s.waterline_milli));
 	ADD(je, "arrival_bps", U64(s1->e.arrival_bps));
 	ADD(je, "loader_fresh", json_object_new_boolean(fresh));
 	ADD(je, "heartbeat_age_ns", I64(s1->e.heartbeat_ns ? (long long)(s1->t_ns - s1->e.heartbeat_ns)

@@ -71,6 +71,15 @@ def test_attach_traffic_counted_and_detach_leaves_nothing(pair, tmp_path, hook):
         q = s["queue"]
         assert q["passed"] > 20 and q["passed_bytes"] > 1_000_000
         assert s["estimates"]["loader_fresh"] and s["estimates"]["loader_pid"] == p.pid
+        # the loader's water level, whole and exact: once a scan and a
+        # refresh (50 and 10 ms) have followed the traffic, both are the
+        # same scan's, the fraction below the next whole sample (below one
+        # sample only where the level is one)
+        time.sleep(0.2)
+        e = afcd_stats(a, "v0", flows=False)["estimates"]
+        assert e["waterline"] > 0 and e["waterline_milli"] > 0, e
+        assert e["waterline_milli"] < (e["waterline"] + 1) * 1000, e
+        assert e["waterline_milli"] >= e["waterline"] * 1000 or e["waterline"] == 1, e
         keys = [fl["key"] for fl in s["flows"]]
         assert any(k.startswith("tcp 198.18.0.1:") and k.endswith("> 198.18.0.2:5201")
                    for k in keys), keys
