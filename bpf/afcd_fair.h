@@ -263,7 +263,7 @@ struct afcd_water {
  * rate up to half too low, the crowd was held below the link and a flood
  * took the rest under the policer's gate (ns-3, 500 CUBIC flows and a
  * flood at 100 Mbit/s: a level of 1.4 samples read as 1, the fair rate
- * 27 % low, the flood 53-55 fair shares, 30-36 with the fraction;
+ * 27 % low, the flood 53-58 fair shares, 30-36 with the fraction;
  * docs/ALGORITHM.md sec. 3a). */
 static inline void afcd_waterfill_hist(const __u32 *n, __u32 sb_size, __u64 capacity,
 				       struct afcd_water *w)
