@@ -853,6 +853,14 @@ static void hist_of(__u32 *n, const __u32 *counts, int k)
 		n[counts[k]]++;
 }
 
+/* A crowd of k entities of c samples each beside one of big samples. */
+static void crowd_hist(__u32 *n, __u32 k, __u32 c, __u32 big)
+{
+	memset(n, 0, sizeof(__u32) * (AFCD_SB_SIZE_MAX + 1));
+	n[c] = k;
+	n[big] = 1;
+}
+
 static void test_waterfill_max_min(void)
 {
 	static __u32 n[AFCD_SB_SIZE_MAX + 1];
@@ -903,9 +911,7 @@ static void test_waterfill_max_min(void)
 	 * mice: their entries are old) beside one of 1000 samples, capacity
 	 * half the offered load: each of the crowd is a flow, the level is 1
 	 * and only the large flow is above it */
-	memset(n, 0, sizeof(n));
-	n[1000] = 1;
-	n[1] = 1000;
+	crowd_hist(n, 1000, 1, 1000);
 	afcd_waterfill_hist(n, 2000, 1000, &w);
 	CHECK_EQ(w.level, 1);
 	CHECK_EQ(w.level_milli, 999);
@@ -916,17 +922,13 @@ static void test_waterfill_max_min(void)
 	 * 1000, capacity 682 (the link carries a third of the load): the
 	 * level is 682 / 501 = 1.361 samples, compared as 1, its fraction
 	 * kept for the fair rate (floored, the rate was 27 % low) */
-	memset(n, 0, sizeof(n));
-	n[2] = 500;
-	n[1000] = 1;
+	crowd_hist(n, 500, 2, 1000);
 	afcd_waterfill_hist(n, 2000, 682, &w);
 	CHECK_EQ(w.level, 1);
 	CHECK_EQ(w.level_milli, 1361);
-	n[2] = 0;
 	/* expected: a few flows of one sample below the level keep theirs */
-	n[1] = 20;
+	crowd_hist(n, 20, 1, 1000);
 	n[980] = 1;
-	n[1000] = 1;
 	afcd_waterfill_hist(n, 2000, 1000, &w);
 	CHECK_EQ(w.level, 490);
 	/* expected: a ring still filling (400 of 2000 samples) carries the
@@ -1136,9 +1138,7 @@ static void test_refresh_step(void)
 	 * 1000, 293 Mbit/s offered to 100: the level is 1.361 samples and
 	 * the fair rate that level's share of the load, not one sample's
 	 * (the queue at the target: no drain; the level falls at once) */
-	memset(&h, 0, sizeof(h));
-	h.n[2] = 500;
-	h.n[1000] = 1;
+	crowd_hist(h.n, 500, 2, 1000);
 	e.arrival_bps = 293000000ULL;
 	scan_of(&h, afcd_sb_capacity(2000, c.rate_bps, e.arrival_bps), &sc);
 	CHECK_EQ(sc.waterline, 1);
