@@ -243,7 +243,7 @@ AFCD_INLINE int afcd_egress_upto(struct __sk_buff *skb, const enum afcd_stage up
 	if (upto == AFCD_STAGE_parse)
 		return TC_ACT_OK;
 
-	f = afcd_flow_of(cfg, q, slot, ifindex, st, &pkt, &in);
+	f = afcd_flow_of(cfg, q, ifindex, st, &pkt, &in);
 	if (upto == AFCD_STAGE_flow)
 		return TC_ACT_OK;
 	if (f)

@@ -103,21 +103,47 @@ AFCD_INLINE struct afcd_seen *afcd_seen_of(__u64 id)
 	return bpf_map_lookup_elem(&afcd_seen, &idx);
 }
 
+/* A new entry f of flow id id on queue q takes its m_i from the shadow
+ * buffer's count of that id (0 if it has none). Returns 0, or 1 for a
+ * NULL q or f. A global function: the count's key is on its own frame,
+ * not the program's. */
+__attribute__((noinline)) int afcd_flow_count_in(struct afcd_queue *q, struct afcd_flow *f,
+						 __u64 id)
+{
+	struct afcd_sb_key ck = {};
+	__u32 *cnt;
+
+	if (!q || !f)
+		return 1;
+	ck.sid = id;
+	ck.slot = q->slot;
+	cnt = bpf_map_lookup_elem(&afcd_sb_count, &ck);
+	if (cnt)
+		f->m_i = *cnt;
+	return 0;
+}
+
 /* Per-flow state, created when the flow has no entry (a first sight, or
  * the LRU evicted it) with m_i taken from the shadow buffer's count (with
  * two samples or more it is no mouse, afcd_is_mouse()), its key, its birth
  * stamp (its first sight while the flow memory remembers it:
  * afcd_seen_born(); window_ns, ns) and its generator set; *id: its flow
- * id. NULL: no entry of its own for this packet (the insert failed, or its
- * id is another flow's): the caller puts it in the overflow aggregate. */
+ * id, which is also its sample id (afcd_sample_id()). NULL: no entry of
+ * its own for this packet (the insert failed, its id is another flow's, or
+ * it is one of the aggregates' sample ids, 0..AFCD_AGG__MAX, with
+ * probability 2^-62 under a key nobody knows): the caller puts it in the
+ * overflow aggregate. */
 AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_flow_key *key,
 					    __u64 now_ns, __u64 window_ns, __u64 *id)
 {
 	struct afcd_flow *f;
-	__u32 *cnt;
 	int made;
 
 	*id = afcd_flow_id(key, q->flow_id_key);
+	if (*id <= AFCD_AGG__MAX) {
+		__sync_fetch_and_add(&q->astats[AFCD_A_FLOW_COLLIDE], 1);
+		return 0;
+	}
 	f = bpf_map_lookup_elem(&afcd_flows, id);
 	if (f)
 		return afcd_flow_own(q, f, key);
@@ -129,9 +155,7 @@ AFCD_INLINE struct afcd_flow *afcd_flow_get(struct afcd_queue *q, struct afcd_fl
 	f = afcd_flow_own(q, bpf_map_lookup_elem(&afcd_flows, id), key);
 	if (made == 0 && f) {
 		__sync_fetch_and_add(&q->astats[AFCD_A_FLOW_NEW], 1);
-		cnt = bpf_map_lookup_elem(&afcd_sb_count, key);
-		if (cnt)
-			f->m_i = *cnt;
+		afcd_flow_count_in(q, f, *id);
 	}
 	return f;
 }
@@ -182,39 +206,42 @@ AFCD_INLINE void afcd_hist_move(struct afcd_sb_hist *h, __u32 c, __u32 c_new)
 	afcd_hist_add(h, c_new, 1);
 }
 
-/* k samples of entity key leave its count in the shadow buffer: its
- * entry in afcd_sb_count (deleted at 0, N then one less), the histogram
- * and the m_i of its state (its own entry, or its aggregate's), each in
- * one step whatever k. */
-AFCD_INLINE void afcd_sb_evict(struct afcd_queue *q, struct afcd_sb_hist *h,
-			       struct afcd_flow_key *key, __u32 k)
+/* k samples of the entity of sample id sid (afcd_sample_id()) leave
+ * its count in queue q's shadow buffer: its entry in afcd_sb_count
+ * (deleted at 0, N then one less), the histogram and the m_i of its state
+ * (its aggregate's, or its own entry: the entry under that flow id, if it
+ * is this interface's), each in one step whatever k. */
+AFCD_INLINE void afcd_sb_evict(struct afcd_queue *q, struct afcd_sb_hist *h, __u64 sid,
+			       __u32 k)
 {
+	struct afcd_sb_key ck = { .sid = sid, .slot = q->slot };
 	struct afcd_flow *fo = 0;
 	__u32 *cnt, c, m;
-	__u64 id;
 
-	cnt = bpf_map_lookup_elem(&afcd_sb_count, key);
+	cnt = bpf_map_lookup_elem(&afcd_sb_count, &ck);
 	if (cnt) {
 		c = __sync_fetch_and_add(cnt, -k);
 		afcd_hist_move(h, c, c > k ? c - k : 0);
 		if (c <= k) {
-			bpf_map_delete_elem(&afcd_sb_count, key);
+			bpf_map_delete_elem(&afcd_sb_count, &ck);
 			__sync_fetch_and_add(&q->n_active, -1);
 		}
 	}
-	if (key->agg) {
-		__u32 ai = key->agg - 1u;
+	if (sid <= AFCD_AGG__MAX) {
+		__u32 ai = (__u32)sid - 1u;
 
 		/* the bound on the index itself, after the barrier: clang
-		 * would compute the address before a test of key->agg */
+		 * would compute the address before a test of sid */
 		asm volatile("" : "+r"(ai));
 		if (ai < AFCD_AGG__MAX)
 			fo = &q->agg[ai];
 	} else {
-		id = afcd_flow_id(key, q->flow_id_key);
-		fo = bpf_map_lookup_elem(&afcd_flows, &id);
+		ck.sid = sid;     /* a key on the stack: Linux 6.1 takes no map key from a map's memory */
+		fo = bpf_map_lookup_elem(&afcd_flows, &ck.sid);
+		if (fo && fo->key.ifindex != q->ifindex)
+			fo = 0;
 	}
-	if (fo && afcd_flow_key_eq(&fo->key, key)) {
+	if (fo) {
 		m = AFCD_READ_ONCE(fo->m_i);
 		if (m)
 			__sync_fetch_and_add(&fo->m_i, -(m < k ? m : k));
@@ -224,27 +251,28 @@ AFCD_INLINE void afcd_sb_evict(struct afcd_queue *q, struct afcd_sb_hist *h,
 /* The walk of afcd_sb_sample() over the k slots it writes, in ring
  * order: the slots' previous occupants leave in runs (consecutive slots of
  * one entity, as an aggregate's samples lie), one afcd_sb_evict() per run,
- * keyed by the run's last slot before it is overwritten. */
+ * of the run's sample id. */
 struct afcd_sb_walk {
-	struct afcd_flow_key key;  /* the entity sampled */
+	__u64 sid;                 /* the sample id of the entity sampled */
 	__u32 slot;                /* the interface's slot (ring, histogram) */
 	__u32 pos;                 /* the next slot of the ring, < sb_size */
 	__u32 sb_size;
 	__u32 left;                /* slots left to write, the next one included */
 	__u32 run_n;               /* slots of the current run seen; 0: none */
+	__u32 pad;
 };
 
 /* One slot of the walk w on queue q: its occupant joins the current run;
  * the run leaves when the next slot holds another entity or this is the
- * walk's last slot; then the slot takes w->key. Returns 0, or 1 for a
+ * walk's last slot; then the slot takes w->sid. Returns 0, or 1 for a
  * NULL argument or a missing ring. A global function, verified once on its
  * own: the loop that calls it (bpf_loop()) then has no state of its own to
- * verify, and its frame holds no key (the run is keyed by its ring slot). */
+ * verify. */
 __attribute__((noinline)) int afcd_sb_step(struct afcd_queue *q, struct afcd_sb_walk *w)
 {
-	struct afcd_flow_key *cur, *next;
 	struct afcd_sb_ring *ring;
 	__u32 pos, npos, slot;
+	__u64 cur, *at;
 
 	if (!q || !w)
 		return 1;
@@ -257,15 +285,15 @@ __attribute__((noinline)) int afcd_sb_step(struct afcd_queue *q, struct afcd_sb_
 	asm volatile("" : "+r"(pos), "+r"(npos)); /* keep the bounds below visible */
 	pos &= AFCD_SB_SIZE_MAX - 1;  /* no-ops: both < sb_size <= AFCD_SB_SIZE_MAX */
 	npos &= AFCD_SB_SIZE_MAX - 1;
-	cur = &ring->slot[pos];
-	next = &ring->slot[npos];
-	if (cur->ifindex)
+	at = &ring->slot[pos];
+	cur = *at;
+	if (cur)
 		w->run_n++;
-	if (w->run_n && (w->left <= 1 || !afcd_flow_key_eq(cur, next))) {
+	if (w->run_n && (w->left <= 1 || cur != ring->slot[npos])) {
 		afcd_sb_evict(q, bpf_map_lookup_elem(&afcd_sb_hist, &slot), cur, w->run_n);
 		w->run_n = 0;
 	}
-	*cur = w->key;
+	*at = w->sid;
 	w->pos = npos;
 	if (w->left)
 		w->left--;
@@ -285,38 +313,39 @@ static long afcd_sb_walk_cb(__u32 i, void *ctx)
 	return afcd_sb_step(c->q, &c->w) ? 1 : 0;   /* 1 stops the loop */
 }
 
-/* Write k samples of f into the shadow buffer (AFD, Pan et al.;
+/* Write k samples of f, of sample id sid (afcd_sample_id() of its key
+ * and flow id), into queue q's shadow buffer (AFD, Pan et al.;
  * dissertation Algorithm 1 enqueue), k consecutive slots claimed at once:
  * each slot's previous entity loses a sample (afcd_sb_evict(), a run at a
- * time: afcd_sb_step()), f gains k; N (q->n_active) follows the 0 <-> 1 transitions and
- * the histogram of counts (afcd_sb_hist) every transition. The samples
- * are f's key (f->key: its own entry's, or its aggregate's), each standing
- * for cfg->sample_bytes of its traffic (AFCD_A_SAMPLED_BYTES). k:
- * 1..cfg->sb_size (afcd_sample_count(); a packet of several sample_bytes,
- * a GSO/GRO aggregate, takes several). Returns 0, or 1 (nothing done) for
- * a NULL cfg, q or f, k 0 or above sb_size, an sb_size out of
- * 1..AFCD_SB_SIZE_MAX or a missing ring. A global function,
- * verified once on its own, with its own frame. */
+ * time: afcd_sb_step()), f gains k; N (q->n_active) follows the 0 <-> 1
+ * transitions and the histogram of counts (afcd_sb_hist) every
+ * transition. Each sample stands for cfg->sample_bytes of f's traffic
+ * (AFCD_A_SAMPLED_BYTES). k: 1..cfg->sb_size (afcd_sample_count(); a
+ * packet of several sample_bytes, a GSO/GRO aggregate, takes several).
+ * Returns 0, or 1 (nothing done) for a NULL cfg, q or f, sid 0, k 0 or
+ * above sb_size, an sb_size out of 1..AFCD_SB_SIZE_MAX or a missing ring.
+ * A global function, verified once on its own, with its own frame. */
 __attribute__((noinline)) int afcd_sb_sample(const struct afcd_config *cfg,
-					     struct afcd_queue *q, __u32 slot, struct afcd_flow *f,
+					     struct afcd_queue *q, struct afcd_flow *f, __u64 sid,
 					     __u32 k)
 {
 	struct afcd_sb_walk_ctx c = {};
+	struct afcd_sb_key ck = {};
 	struct afcd_sb_hist *h;
 	__u32 *cnt, v, sb_size;
 	long err;
 
-	if (!cfg || !q || !f)
+	if (!cfg || !q || !f || !sid)
 		return 1;
 	sb_size = cfg->sb_size;
 	if (sb_size == 0 || sb_size > AFCD_SB_SIZE_MAX || k == 0 || k > sb_size)
 		return 1;
-	/* on the stack, the key of the map lookups below: Linux 6.1 takes no
-	 * map key from f's memory */
-	c.w.key = f->key;
-	h = bpf_map_lookup_elem(&afcd_sb_hist, &slot);
+	ck.sid = sid;
+	ck.slot = q->slot;
+	h = bpf_map_lookup_elem(&afcd_sb_hist, &ck.slot);
 	c.q = q;
-	c.w.slot = slot;
+	c.w.sid = sid;
+	c.w.slot = ck.slot;
 	c.w.sb_size = sb_size;
 	c.w.left = k;
 	c.w.pos = __sync_fetch_and_add(&q->sb_head, k) % sb_size;
@@ -324,17 +353,17 @@ __attribute__((noinline)) int afcd_sb_sample(const struct afcd_config *cfg,
 	__sync_fetch_and_add(&q->astats[AFCD_A_SAMPLED], k);
 	__sync_fetch_and_add(&q->astats[AFCD_A_SAMPLED_BYTES], (__u64)k * cfg->sample_bytes);
 
-	cnt = bpf_map_lookup_elem(&afcd_sb_count, &c.w.key);
+	cnt = bpf_map_lookup_elem(&afcd_sb_count, &ck);
 	if (cnt) {
 		v = __sync_fetch_and_add(cnt, k);
 		afcd_hist_move(h, v, v + k);
 	} else {
-		err = bpf_map_update_elem(&afcd_sb_count, &c.w.key, &k, BPF_NOEXIST);
+		err = bpf_map_update_elem(&afcd_sb_count, &ck, &k, BPF_NOEXIST);
 		if (!err) {
 			__sync_fetch_and_add(&q->n_active, 1);
 			afcd_hist_move(h, 0, k);
 		} else {
-			cnt = bpf_map_lookup_elem(&afcd_sb_count, &c.w.key);
+			cnt = bpf_map_lookup_elem(&afcd_sb_count, &ck);
 			if (cnt) {
 				v = __sync_fetch_and_add(cnt, k);
 				afcd_hist_move(h, v, v + k);
@@ -359,7 +388,7 @@ __attribute__((noinline)) int afcd_sb_sample(const struct afcd_config *cfg,
  * itself; a flow's own samples are marked in the flow memory
  * (afcd_seen_own()). NULL only when the aggregate cannot be had. */
 AFCD_INLINE struct afcd_flow *afcd_flow_of(const struct afcd_config *cfg, struct afcd_queue *q,
-					   __u32 slot, __u32 ifindex, int st, struct afcd_pkt *pkt,
+					   __u32 ifindex, int st, struct afcd_pkt *pkt,
 					   struct afcd_in *in)
 {
 	struct afcd_flow *f;
@@ -385,14 +414,16 @@ AFCD_INLINE struct afcd_flow *afcd_flow_of(const struct afcd_config *cfg, struct
 	if (f) {
 		__u32 k = afcd_sample_count(afcd_rng_next(&f->rng), in->len, cfg->sample_bytes,
 					    cfg->sb_size);
-
+		struct afcd_flow *e;
 		int mouse;
 
 		if (!k)
 			return f;
 		mouse = afcd_is_mouse(f->m_i, f->bytes, cfg->sample_bytes, f->born, in->now_ns,
 				      cfg->window_ns);
-		afcd_sb_sample(cfg, q, slot, mouse ? afcd_agg_get(q, AFCD_AGG_MICE, ifindex) : f, k);
+		e = mouse ? afcd_agg_get(q, AFCD_AGG_MICE, ifindex) : f;
+		if (e)
+			afcd_sb_sample(cfg, q, e, afcd_sample_id(&e->key, id), k);
 		if (own && !mouse)
 			afcd_seen_own(afcd_seen_of(id), afcd_seen_tag(id));
 	}

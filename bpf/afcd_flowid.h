@@ -73,6 +73,15 @@ AFCD_INLINE __u64 afcd_flow_id(const struct afcd_flow_key *k, const __u64 key[2]
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
+/* The sample id of an entity (afcd_maps.h, Shadow buffer): an
+ * aggregate's (k->agg != 0) is k->agg, 1..AFCD_AGG__MAX; a flow's own
+ * entry's is its flow id id, which afcd_flow_get() never gives an entry
+ * of its own at 0..AFCD_AGG__MAX. */
+AFCD_INLINE __u64 afcd_sample_id(const struct afcd_flow_key *k, __u64 id)
+{
+	return k->agg ? k->agg : id;
+}
+
 /* The message afcd_flow_id() hashes, into buf (at least 40 bytes): its
  * length. For the tests and the tools that check ids. */
 static inline unsigned afcd_flow_id_msg(const struct afcd_flow_key *k, __u8 *buf)

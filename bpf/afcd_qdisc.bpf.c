@@ -261,7 +261,7 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		goto drop;
 	if (cfg) {
 		afcd_in_init(cfg, now, len, &in);
-		f = afcd_flow_of(cfg, q, slot, k.ifindex, afcd_qdisc_parse(skb, &pkt), &pkt, &in);
+		f = afcd_flow_of(cfg, q, k.ifindex, afcd_qdisc_parse(skb, &pkt), &pkt, &in);
 		if (f)
 			afcd_judge_inputs(cfg, q, slot, f, &in);
 		/* the measured rate once it rests on a time constant of

@@ -144,14 +144,15 @@ void pins_unlink(void)
 }
 
 
-static unsigned long long delete_iface_keys(int fd, __u32 ifindex)
+/* Delete the entries of afcd_sb_count (fd) that belong to slot. */
+static unsigned long long delete_slot_keys(int fd, __u32 slot)
 {
-	struct afcd_flow_key k, next, *prev = NULL;
+	struct afcd_sb_key k, next, *prev = NULL;
 	unsigned long long n = 0;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		k = next;
-		if (k.ifindex == ifindex) {
+		if (k.slot == slot) {
 			bpf_map_delete_elem(fd, &k);
 			n++;
 			/* restart: the iteration order changed under us */
@@ -241,15 +242,16 @@ int queue_read(struct pins *p, __u32 slot, struct afcd_queue *q)
 	return queue_read_fd(p->queue, p->qpcpu, slot, q);
 }
 
-void pins_forget_flows(struct pins *p, __u32 ifindex)
+void pins_forget_flows(struct pins *p, __u32 slot, __u32 ifindex)
 {
-	delete_iface_keys(p->count, ifindex);
+	if (slot < AFCD_MAX_IFACES)
+		delete_slot_keys(p->count, slot);
 	flows_each(p, ifindex, flow_delete, NULL);
 }
 
 void pins_restart_samples(struct pins *p, __u32 slot, __u32 ifindex)
 {
-	delete_iface_keys(p->count, ifindex);
+	delete_slot_keys(p->count, slot);
 	pins_hist_reset(p, slot);
 	pins_zero_samples(p, ifindex);
 }

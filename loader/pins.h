@@ -89,12 +89,13 @@ typedef void (*flow_fn)(int fd, __u64 id, struct afcd_flow *f, void *arg);
 long flows_each(struct pins *p, __u32 ifindex, flow_fn fn, void *arg);
 
 /* The state an interface's slot keeps beside its config (slots.c):
- * pins_forget_flows() deletes ifindex's flow entries and count keys;
+ * pins_forget_flows() deletes ifindex's flow entries and slot's count
+ * keys (none for a slot out of 0..AFCD_MAX_IFACES-1);
  * pins_restart_samples() starts its shadow buffer's books over (count
  * keys, the slot's histogram, every flow's m_i), as a new sb_size needs;
  * pins_hist_reset() zeroes the slot's histogram (0 or -errno);
  * pins_zero_samples() sets every flow's m_i of ifindex to 0. */
-void pins_forget_flows(struct pins *p, __u32 ifindex);
+void pins_forget_flows(struct pins *p, __u32 slot, __u32 ifindex);
 /* qread.h's qpcpu_reset_fd() and queue_read_fd() on the pinned maps. */
 int pins_qpcpu_reset(struct pins *p, __u32 slot);
 int queue_read(struct pins *p, __u32 slot, struct afcd_queue *q);

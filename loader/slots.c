@@ -71,8 +71,6 @@ int cfg_check_netns(struct pins *p, __u32 ifindex, const char *dev, bool claim)
 	return -1;
 }
 
-/* Delete this interface's entries from afcd_sb_count (keyed by afcd_flow_key). */
-
 /* Zero the interface's queue, its counters' per-CPU parts, estimate, scan
  * and ring slot, mark the queue as owned by ifindex at slot (the datapath
  * checks both per packet) and give it a fresh flow-id key from
@@ -102,7 +100,7 @@ static int slot_reset(struct pins *p, __u32 slot, __u32 ifindex)
 		err = pins_qpcpu_reset(p, slot);
 	if (!err)
 		err = bpf_map_update_elem(p->queue, &slot, &q, BPF_ANY);
-	pins_forget_flows(p, ifindex);
+	pins_forget_flows(p, slot, ifindex);
 	return err;
 }
 
@@ -306,6 +304,6 @@ int config_delete_locked(struct pins *p, __u32 ifindex, struct afcd_config *old)
 		bpf_map_update_elem(p->est, &old->slot, &e, BPF_ANY);
 		bpf_map_update_elem(p->scan, &old->slot, &sc, BPF_ANY);
 	}
-	pins_forget_flows(p, ifindex);
+	pins_forget_flows(p, old->slot, ifindex);
 	return 0;
 }

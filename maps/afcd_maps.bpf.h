@@ -77,11 +77,11 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } afcd_sb_ring SEC(".maps");
 
-/* Shadow buffer counts (AFD flow table): samples per flow, non-zero only. */
+/* Shadow buffer counts (AFD flow table): samples per entity, non-zero only. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, AFCD_MAX_IFACES * AFCD_SB_SIZE_MAX);
-	__type(key, struct afcd_flow_key);
+	__uint(max_entries, AFCD_SB_COUNT_MAX);
+	__type(key, struct afcd_sb_key);
 	__type(value, __u32);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } afcd_sb_count SEC(".maps");

@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 21u
+#define AFCD_ABI_VERSION 22u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -49,7 +49,7 @@
 	FN(queue,  "afcd_queue",    BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_queue)  \
 	FN(flows,  "afcd_flows",    BPF_MAP_TYPE_LRU_HASH,      __u64,                 struct afcd_flow)   \
 	FN(ring,   "afcd_sb_ring",  BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_sb_ring) \
-	FN(count,  "afcd_sb_count", BPF_MAP_TYPE_HASH,          struct afcd_flow_key, __u32) \
+	FN(count,  "afcd_sb_count", BPF_MAP_TYPE_HASH,          struct afcd_sb_key, __u32) \
 	FN(global, "afcd_global",   BPF_MAP_TYPE_PERCPU_ARRAY,  __u32, __u64)              \
 	FN(scan,   "afcd_scan",     BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_scan)   \
 	FN(timer,  "afcd_timer",    BPF_MAP_TYPE_ARRAY,         __u32, struct afcd_timer)  \
@@ -81,15 +81,24 @@
  * path finds its interface with array lookups only, which the verifier
  * inlines (a hash lookup by ifindex cost 30 ns a packet, as
  * much as the rest of the fairness module). The rings are preallocated:
- * 16 * 180 KiB. */
+ * 16 * 256 KiB. */
 #define AFCD_MAX_IFACES      16
 /* afcd_ifslot covers ifindex 1..AFCD_IFSLOT_MAX-1 directly (256 KiB); an
  * interface with a larger ifindex (a host that has created and destroyed
  * that many) is found by a scan of the AFCD_MAX_IFACES configs. */
 #define AFCD_IFSLOT_MAX      65536
-/* Largest shadow buffer, in samples (slots). Default 2000 (Table 3.1). */
-#define AFCD_SB_SIZE_MAX     4096
+/* Largest shadow buffer, in samples (slots): 32,768, a ring of 256 KiB
+ * (8 bytes a slot) and a histogram of 128 KiB an interface slot. A fair
+ * share needs about 2 samples of the ring to be judged (docs/LIMITS.md),
+ * so a ring of sb_size slots judges crowds of up to about sb_size / 2
+ * flows. Default 2000 (Table 3.1). */
+#define AFCD_SB_SIZE_MAX     32768
 #define AFCD_SB_SIZE_DEFAULT 2000
+/* Entries of afcd_sb_count, all interfaces together: twice the largest
+ * ring (an entry per entity with samples; 72 bytes of kernel memory an
+ * entry). Past it a sample still takes its slot but its entity's count is
+ * not recorded (AFCD_A_SB_FAIL). */
+#define AFCD_SB_COUNT_MAX    (2 * AFCD_SB_SIZE_MAX)
 /* Per-flow state entries (all interfaces together), LRU-evicted: the
  * table's size unless `afcd attach --flow-table N` made it N, within
  * [AFCD_FLOWS_MIN, AFCD_FLOWS_LIMIT] (248 bytes of kernel memory an entry
@@ -813,17 +822,28 @@ static inline void afcd_qpcpu_fold(struct afcd_queue *q, const struct afcd_qpcpu
 }
 
 /* ---- Shadow buffer: maps afcd_sb_ring and afcd_sb_count -----------------
+ * A sample names its entity by its sample id (afcd_sample_id()): a flow
+ * with its own entry by its flow id (afcd_flow_id(), keyed per slot; ids
+ * 0..AFCD_AGG__MAX are never a flow's own: such a flow is the overflow
+ * aggregate's), aggregate kind by 1 + kind; 0 is an empty slot.
  * afcd_sb_ring: BPF_MAP_TYPE_ARRAY indexed by slot, value the ring of
- * sampled flow keys (entry i written by the (head mod sb_size)-th sample).
- * afcd_sb_count: BPF_MAP_TYPE_HASH, key struct afcd_flow_key, value __u32
- * samples of that flow in the ring; entries exist only while non-zero, so
- * the map holds at most AFCD_MAX_IFACES * AFCD_SB_SIZE_MAX flows and its
- * population per interface is N (AFD's flow table).
+ * sample ids (entry i written by the (head mod sb_size)-th sample).
+ * afcd_sb_count: BPF_MAP_TYPE_HASH, key struct afcd_sb_key, value __u32
+ * samples of that entity in its interface's ring; entries exist only while
+ * non-zero, so an interface's population is N (AFD's flow table).
  */
 struct afcd_sb_ring {
-	struct afcd_flow_key slot[AFCD_SB_SIZE_MAX];
+	__u64 slot[AFCD_SB_SIZE_MAX];
 };
-_Static_assert(sizeof(struct afcd_sb_ring) == 44 * AFCD_SB_SIZE_MAX, "afcd_sb_ring ABI");
+_Static_assert(sizeof(struct afcd_sb_ring) == 8 * AFCD_SB_SIZE_MAX, "afcd_sb_ring ABI");
+
+/* The key of afcd_sb_count: an entity of one interface's shadow buffer. */
+struct afcd_sb_key {
+	__u64 sid;       /* sample id, 1..2^64-1 (afcd_sample_id()) */
+	__u32 slot;      /* the interface's slot, 0..AFCD_MAX_IFACES-1 */
+	__u32 pad;       /* 0 */
+};
+_Static_assert(sizeof(struct afcd_sb_key) == 16, "afcd_sb_key ABI");
 
 /* afcd_sb_hist: BPF_MAP_TYPE_ARRAY indexed by slot, value struct
  * afcd_sb_hist: n[c] = number of flows holding exactly c samples of the

@@ -320,17 +320,22 @@ __u32 ring_books(__u32 sb_size, const struct pkt_spec *a)
 {
 	static struct afcd_sb_ring ring;
 	static struct afcd_sb_hist h;
-	struct afcd_flow_key ka = {0}, k, next, *prev = NULL;
+	struct afcd_sb_key k, next, *prev = NULL;
 	__u32 slot = slot_of(1), i, in_ring = 0, of_a = 0, c, n = 0, hist_n = 0;
+	struct afcd_queue q = get_queue(1);
+	__u64 sid_a = 0;
 
-	if (a)
-		ka = key_of(a, 1);
+	if (a) {
+		struct afcd_flow_key ka = key_of(a, 1);
+
+		sid_a = afcd_sample_id(&ka, afcd_flow_id(&ka, q.flow_id_key));
+	}
 	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_sb_ring, &slot, 4, &ring, sizeof(ring), 0),
 	      "ring");
 	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_sb_hist, &slot, 4, &h, sizeof(h), 0), "hist");
 	for (i = 0; i < sb_size; i++) {
-		in_ring += ring.slot[i].ifindex != 0;
-		of_a += a && !memcmp(&ring.slot[i], &ka, sizeof(ka));
+		in_ring += ring.slot[i] != 0;
+		of_a += a && ring.slot[i] == sid_a;
 	}
 	while (!bpf_map__get_next_key(skel->maps.afcd_sb_count, prev, &next, sizeof(next))) {
 		__u32 slots = 0;
@@ -339,8 +344,9 @@ __u32 ring_books(__u32 sb_size, const struct pkt_spec *a)
 		prev = &k;
 		CHECK(!bpf_map__lookup_elem(skel->maps.afcd_sb_count, &k, sizeof(k), &c, 4, 0),
 		      "count");
+		CHECK_EQ(k.slot, slot);
 		for (i = 0; i < sb_size; i++)
-			slots += !memcmp(&ring.slot[i], &k, sizeof(k));
+			slots += ring.slot[i] == k.sid;
 		CHECK_EQ(c, slots);
 		n++;
 	}

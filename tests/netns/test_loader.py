@@ -400,7 +400,7 @@ BAD_CASES = [
     (["attach", "v0", "rate", "100mbit", "target", "100ms", "interval", "100ms"], "interval"),
     (["attach", "v0", "rate", "100mbit", "horizon", "1ms"], "horizon"),
     (["attach", "v0", "rate", "100mbit", "sb_size", "0"], "sb_size"),
-    (["attach", "v0", "rate", "100mbit", "sb_size", "5000"], "sb_size"),
+    (["attach", "v0", "rate", "100mbit", "sb_size", "40000"], "sb_size"),
     (["attach", "v0", "rate", "fast"], "rate"),
     (["attach", "v0", "rate", "100mbit", "algo", "red"], "algo"),
     (["attach", "v0", "rate", "100mbit", "exponent", "9"], "exponent"),

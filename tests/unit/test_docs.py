@@ -239,7 +239,7 @@ def test_params_json_is_the_table_the_help_and_the_checks_use():
         return subprocess.run([AFCD, "attach", "lo", "--duration", "10ms"] +
                               (["rate", "10mbit"] if "rate" not in kv else []) + list(kv),
                               capture_output=True, text=True)
-    for name, past in (("sb_size", "4097"), ("sb_size", "0"), ("exponent", "5"),
+    for name, past in (("sb_size", "32769"), ("sb_size", "0"), ("exponent", "5"),
                        ("mtu", "67"), ("mtu", "65537"), ("update_period", "99us"),
                        ("burst", "1001ms"), ("rate", "999bit")):
         r = attach(name, past)
