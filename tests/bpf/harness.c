@@ -322,13 +322,12 @@ __u32 ring_books(__u32 sb_size, const struct pkt_spec *a)
 	static struct afcd_sb_hist h;
 	struct afcd_sb_key k, next, *prev = NULL;
 	__u32 slot = slot_of(1), i, in_ring = 0, of_a = 0, c, n = 0, hist_n = 0;
-	struct afcd_queue q = get_queue(1);
 	__u64 sid_a = 0;
 
 	if (a) {
 		struct afcd_flow_key ka = key_of(a, 1);
 
-		sid_a = afcd_sample_id(&ka, afcd_flow_id(&ka, q.flow_id_key));
+		sid_a = afcd_sample_id(&ka, flow_id_of(a, 1));
 	}
 	CHECK(!bpf_map__lookup_elem(skel->maps.afcd_sb_ring, &slot, 4, &ring, sizeof(ring), 0),
 	      "ring");

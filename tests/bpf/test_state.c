@@ -517,11 +517,55 @@ static void test_gso_aggregate_weighs_its_segments(void)
 	unload();
 }
 
+/* Expected result: the largest ring (AFCD_SB_SIZE_MAX slots of sample
+ * ids) keeps its books through a wrap: 800 flows of their own, each one
+ * 45-segment aggregate, 36,000 samples in all; N counts the 729 flows
+ * the wrap left (71 gone whole, the 72nd in part), and for every 79th
+ * flow its count, its slots and its m_i agree, with the histogram. */
+static void test_largest_ring_keeps_its_books(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	__u64 now = 1000 * MS;
+	struct afcd_flow f;
+	__u32 i, held = 0;
+
+	SETUP();
+	c.rate_bps = AFCD_RATE_MAX_BPS;   /* no queue: nothing dropped */
+	c.sample_bytes = 1400;             /* one sample a segment */
+	c.sb_size = AFCD_SB_SIZE_MAX;
+	set_cfg(1, &c);
+	for (i = 0; i < 800; i++) {
+		struct pkt_spec p = pkt_tcp4(1000 + i, 1400);
+
+		CHECK(!old_flow(&p, 1, now), "old flow %u", i);
+	}
+	for (i = 0; i < 800; i++) {
+		struct pkt_spec p = pkt_tcp4(1000 + i, 1400);
+
+		set_now(now += 10 * US);
+		next_wire_len = 45 * 1400;
+		CHECK_EQ(run(&p, NULL), TC_ACT_OK);
+	}
+	CHECK_EQ(get_queue(1).astats[AFCD_A_SAMPLED], 800 * 45);
+	CHECK_EQ(get_queue(1).n_active, 800 - (800 * 45 - AFCD_SB_SIZE_MAX) / 45);
+	for (i = 0; i < 800; i += 79) {
+		struct pkt_spec p = pkt_tcp4(1000 + i, 1400);
+
+		CHECK(!get_flow(&p, 1, &f), "flow %u", i);
+		CHECK_EQ(ring_books(c.sb_size, &p), f.m_i);
+		held += f.m_i;
+	}
+	/* of the eleven, flow 0 left whole, the ten others hold 45 slots each */
+	CHECK_EQ(held, 10 * 45);
+	unload();
+}
+
 const struct test_case state_tests[] = {
 	TC(test_malformed_pass_and_counted),
 	TC(test_interfaces_do_not_share_state),
 	TC(test_sampling_is_byte_weighted),
 	TC(test_gso_aggregate_weighs_its_segments),
+	TC(test_largest_ring_keeps_its_books),
 	TC(test_flow_flood_bounded),
 	TC(test_long_flow_survives_churn),
 	TC(test_flow_memory_past_the_table),
