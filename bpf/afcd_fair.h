@@ -166,9 +166,10 @@ AFCD_INLINE __u64 afcd_isqrt64(__u64 a)
 	return x;
 }
 
-/* sqrt(n) in Q24 for 1 <= n <= 2^13, i.e. isqrt(n * 2^48) within +1:
- * the same Newton iteration from 2^31 (above sqrt(2^61)), where 7 halving
- * steps and 6 quadratic ones suffice (checked for every n by the tests).
+/* sqrt(n) in Q24 for 1 <= n <= 2^15, i.e. isqrt(n * 2^48) within +1:
+ * the same Newton iteration from 2^31 (its first step lands above
+ * sqrt(n * 2^48) <= 2^31.5), where 14 steps suffice (checked for every n
+ * by the tests).
  * The FaLL fallback runs per packet, so this is kept short. */
 AFCD_INLINE __u64 afcd_sqrt_q24(__u32 n)
 {
@@ -183,7 +184,7 @@ AFCD_INLINE __u64 afcd_sqrt_q24(__u32 n)
 /* FaLL efficiency module (eq. 4.5-4.6, after Appenzeller's C*RTT/sqrt(N)):
  *   global_target = RTT / sqrt(N), clamped to [lo_ns, hi_ns]
  * with lo = 2 tx(MTU) and hi = interval. N <= 0 is taken as 1, N above
- * 2^13 as 2^13 (N <= sb_size <= 4096 in practice). Computed as
+ * AFCD_SB_SIZE_MAX (2^15) as AFCD_SB_SIZE_MAX (N <= sb_size). Computed as
  * RTT * 2^24 / sqrt(N * 2^48) for 2^-24 relative precision; rtt_ns <= 2^34
  * keeps RTT * 2^24 below 2^58. */
 AFCD_INLINE __u64 afcd_fall_global_target_ns(__u64 rtt_ns, __s32 n,
@@ -193,8 +194,9 @@ AFCD_INLINE __u64 afcd_fall_global_target_ns(__u64 rtt_ns, __s32 n,
 
 	if (n <= 0)
 		n = 1;
-	if (n > (1 << 13))
-		n = 1 << 13;
+	_Static_assert(AFCD_SB_SIZE_MAX <= (1 << 15), "afcd_sqrt_q24 takes n <= 2^15");
+	if (n > AFCD_SB_SIZE_MAX)
+		n = AFCD_SB_SIZE_MAX;
 	if (rtt_ns > AFCD_TIME_MAX_NS)
 		rtt_ns = AFCD_TIME_MAX_NS;
 	s = afcd_sqrt_q24((__u32)n);                /* sqrt(N) in Q24, >= 2^24 */

@@ -769,7 +769,7 @@ static void test_isqrt(void)
 		      (unsigned long long)x, (unsigned long long)r);
 	}
 	CHECK_EQ(afcd_isqrt64(0), 0);
-	for (x = 1; x <= (1 << 13); x++) {
+	for (x = 1; x <= AFCD_SB_SIZE_MAX; x++) {
 		__u64 q = afcd_sqrt_q24((__u32)x), e = afcd_isqrt64(x << 48);
 
 		CHECK(q == e || q == e + 1, "sqrt_q24(%llu) = %llu, isqrt %llu",
@@ -788,6 +788,16 @@ static void test_fall_global_target(void)
 	CHECK_EQ(afcd_fall_global_target_ns(rtt, 0, lo, hi), rtt);       /* N = 0 -> 1 */
 	CHECK_EQ(afcd_fall_global_target_ns(rtt, 10000, lo, hi), lo);    /* 200 us < lo */
 	CHECK_EQ(afcd_fall_global_target_ns(500000000, 1, lo, hi), hi);  /* > interval */
+	/* N up to the largest ring, and past it as the largest ring */
+	CHECK_EQ(afcd_fall_global_target_ns(rtt * 128, 16384, 0, ~0ULL), rtt);
+	CHECK_EQ(afcd_fall_global_target_ns(rtt * 181, AFCD_SB_SIZE_MAX, 0, ~0ULL),
+		 afcd_fall_global_target_ns(rtt * 181, 1 << 20, 0, ~0ULL));
+	{
+		__u64 g = afcd_fall_global_target_ns(rtt * 181, AFCD_SB_SIZE_MAX, 0, ~0ULL);
+
+		CHECK(g >= rtt - rtt / 500 && g <= rtt + rtt / 500, "RTT x 181 / sqrt(2^15) = %llu",
+		      (unsigned long long)g);
+	}
 	{
 		__u64 g = afcd_fall_global_target_ns(1000000, 2, 0, ~0ULL);
 
