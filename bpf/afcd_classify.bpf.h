@@ -236,7 +236,6 @@ AFCD_INLINE void afcd_sb_evict(struct afcd_queue *q, struct afcd_sb_hist *h, __u
 		if (ai < AFCD_AGG__MAX)
 			fo = &q->agg[ai];
 	} else {
-		ck.sid = sid;     /* a key on the stack: Linux 6.1 takes no map key from a map's memory */
 		fo = bpf_map_lookup_elem(&afcd_flows, &ck.sid);
 		if (fo && fo->key.ifindex != q->ifindex)
 			fo = 0;
