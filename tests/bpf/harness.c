@@ -311,17 +311,18 @@ int setup_netns(void)
 	return 0;
 }
 
-/* The shadow buffer's books, read back from the maps: every flow's count
- * in afcd_sb_count equals its slots in the ring and its entry's m_i, the
- * histogram counts each flow once at its count, N is the flows counted,
- * and the ring holds sb_size samples once full. Returns the slots held by
- * flow a (its samples; 0 for a NULL a). */
+/* The shadow buffer's books, read back from the maps: every entity's
+ * count in afcd_sb_count is its slot's and equals its slots in the ring,
+ * the counts add up to the ring's occupied slots, the histogram counts
+ * each entity once at its count, and N is the entities counted. Returns
+ * the slots held by flow a (its samples, which the callers compare with
+ * its entry's m_i; 0 for a NULL a). */
 __u32 ring_books(__u32 sb_size, const struct pkt_spec *a)
 {
 	static struct afcd_sb_ring ring;
 	static struct afcd_sb_hist h;
 	struct afcd_sb_key k, next, *prev = NULL;
-	__u32 slot = slot_of(1), i, in_ring = 0, of_a = 0, c, n = 0, hist_n = 0;
+	__u32 slot = slot_of(1), i, in_ring = 0, of_a = 0, c, n = 0, hist_n = 0, counted = 0;
 	__u64 sid_a = 0;
 
 	if (a) {
@@ -347,8 +348,10 @@ __u32 ring_books(__u32 sb_size, const struct pkt_spec *a)
 		for (i = 0; i < sb_size; i++)
 			slots += ring.slot[i] == k.sid;
 		CHECK_EQ(c, slots);
+		counted += c;
 		n++;
 	}
+	CHECK_EQ(counted, in_ring);
 	for (i = 1; i <= AFCD_SB_SIZE_MAX; i++)
 		hist_n += h.n[i];
 	CHECK_EQ(hist_n, n);
