@@ -29,8 +29,8 @@ static inline __u64 afcd_default_sample_bytes(const struct afcd_config *c)
 }
 
 /* Every field of *c from the defaults of algo at rate_bps (bits/s); the
- * fairness module's policer on, codel_state queue (ALGORITHM.md sec. 4;
- * only afcd and fall take either). slot, ifindex and netns_cookie are 0
+ * fairness module's policer and the high-water drop on, codel_state queue
+ * (ALGORITHM.md sec. 4 and 6; only afcd and fall take any of them). slot, ifindex and netns_cookie are 0
  * (the configuring tool fills them). */
 static inline void afcd_config_defaults(struct afcd_config *c, __u32 algo, __u64 rate_bps)
 {
@@ -39,7 +39,7 @@ static inline void afcd_config_defaults(struct afcd_config *c, __u32 algo, __u64
 	*c = (struct afcd_config){
 		.abi = AFCD_ABI_VERSION,
 		.algo = algo,
-		.flags = AFCD_F_POLICE | AFCD_F_CODEL_QUEUE,
+		.flags = AFCD_F_POLICE | AFCD_F_CODEL_QUEUE | AFCD_F_HIGH_DROP,
 		.exponent = AFCD_DEF_EXPONENT,
 		.rate_bps = rate_bps,
 		.target_ns = row.target_ns,

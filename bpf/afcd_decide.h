@@ -52,7 +52,9 @@ struct afcd_in {
 	__u8  law;            /* enum afcd_law of the algo */
 	__u8  aqm;            /* the drop law applies (every law but none) */
 	__u8  ect;            /* ECT(0) or ECT(1) */
-	__u8  ecn_on;
+	__u8  ecn_on:1,       /* AFCD_F_ECN */
+	      high_drop:1;    /* AFCD_F_HIGH_DROP: the high-water mark drops a packet
+			       * that cannot carry it (afcd_high_water()) */
 	__u8  codel_global;   /* the whole queue's CoDel state decides (law codel, or
 			       * codel_state global where the algo allows it) */
 	__u8  codel_queue;    /* codel_state queue where the algo allows it: that state,
@@ -402,6 +404,7 @@ AFCD_INLINE void afcd_in_init(const struct afcd_config *c, __u64 now, __u32 len,
 	in->law = (__u8)row.law;
 	in->traits = row.traits;
 	in->ecn_on = !!(c->flags & AFCD_F_ECN);
+	in->high_drop = !!(c->flags & AFCD_F_HIGH_DROP);
 	in->codel_queue = (c->flags & AFCD_F_CODEL_QUEUE) && (row.traits & AFCD_T_GCODEL);
 	in->codel_global = row.law == AFCD_LAW_CODEL ||
 			   (!in->codel_queue && (c->flags & AFCD_F_CODEL_GLOBAL) &&
@@ -675,14 +678,21 @@ AFCD_INLINE void afcd_police_commit(struct afcd_queue *q, struct afcd_flow *f,
 		f->vt_ns = vt_next;
 }
 
+/* Does the algo judge a flow's share against the fairness module's
+ * estimate (afcd, fall: a per-flow target)? 0 for droptail, codel and
+ * afd, which judge no flow's share. */
+AFCD_INLINE int afcd_judges_share(const struct afcd_in *in)
+{
+	return in->aqm && (in->traits & AFCD_T_FAIR) && in->law != AFCD_LAW_AFD;
+}
+
 /* Is the packet's flow below its fair share by the fairness module's
  * estimate (m_i < 7/8 m_fair, the flows afcd_target_i_ns() exempts from
- * the drop law, sec. 3.3.3; the mice among them)? 0 for the algos without
- * a per-flow target (droptail, codel, afd), which judge no flow's share. */
+ * the drop law, sec. 3.3.3; the mice among them)? 0 for the algos that
+ * judge no flow's share (afcd_judges_share()). */
 AFCD_INLINE int afcd_below_share(const struct afcd_in *in)
 {
-	return in->aqm && (in->traits & AFCD_T_FAIR) && in->law != AFCD_LAW_AFD &&
-	       in->target_i_ns == AFCD_TARGET_INF;
+	return afcd_judges_share(in) && in->target_i_ns == AFCD_TARGET_INF;
 }
 
 /* Does the drop law's verdict on packet in take the form of a CE mark
@@ -694,24 +704,70 @@ AFCD_INLINE int afcd_law_marks(const struct afcd_in *in)
 	return in->ecn_on && in->ect && !in->law_no_mark;
 }
 
-/* The buffer's high-water mark (ecn on): 1 when an ECN-capable packet
- * that would wait sojourn_ns, more than half the horizon, is to be marked
- * whatever the law says, so that its sender slows before the horizon
- * drops it (RFC 7567 sec. 4.2: mark rather than drop while that can still
- * help; a flow below its share has no law, and in slow start nothing else
- * signals it). A flow below its share (afcd_below_share(), *below = 1)
- * did not build that queue: it gets one such mark an interval
- * (afcd_police_signal_due()), which ends a slow start, where a mark at
- * every packet cut its window every round trip and handed the link to
- * whoever built the queue. f: the flow's state or NULL. */
-AFCD_INLINE int afcd_high_water(const struct afcd_in *in, const struct afcd_flow *f,
-				__u64 sojourn_ns, __u8 *below)
+/* The buffer's high-water mark: the signal due to a packet that would
+ * wait sojourn_ns, more than half the horizon, whatever the law says, so
+ * that its sender slows before the horizon drops it. Returns AFCD_V_PASS
+ * (none), AFCD_V_MARK or AFCD_V_DROP_HIGH.
+ * - An ECN-capable packet under ecn on is marked (RFC 7567 sec. 4.2: mark
+ *   rather than drop while that can still help; a flow below its share
+ *   has no law, and in slow start nothing else signals it). A flow below
+ *   its share (afcd_below_share(), *below = 1) did not build that queue:
+ *   it gets one such mark an interval (afcd_police_signal_due()), which
+ *   ends a slow start, where a mark at every packet cut its window every
+ *   round trip and handed the link to whoever built the queue.
+ * - Any other packet, under high_drop, of a flow the algo judges
+ *   (afcd_judges_share()) and not below its share, is dropped once an
+ *   interval (the same spacing). The horizon drops by arrival: its first
+ *   drop reaches the sender a horizon of queue later, while a slow start
+ *   doubles its window every round trip, and in one FIFO two slow starts
+ *   lost their windows to timeouts that way; this drop reaches it half a
+ *   horizon sooner, about when fq_codel's drop from the head of the
+ *   fattest queue would (ALGORITHM.md sec. 6). A flow below its share,
+ *   or a packet without a flow's state, is not dropped by it.
+ * f: the flow's state or NULL. */
+AFCD_INLINE __u32 afcd_high_water(const struct afcd_in *in, const struct afcd_flow *f,
+				  __u64 sojourn_ns, int climbing, __u8 *below)
 {
 	*below = 0;
-	if (!in->ecn_on || !in->ect || sojourn_ns <= in->horizon_ns / 2)
+	if (sojourn_ns <= in->horizon_ns / 2)
+		return AFCD_V_PASS;
+	if (in->ecn_on && in->ect) {
+		*below = f && afcd_below_share(in);
+		return !*below || afcd_police_signal_due(f->police_signal_ns, in->now_ns,
+							 in->interval_ns) ? AFCD_V_MARK : AFCD_V_PASS;
+	}
+	if (!in->high_drop || !climbing || !f || !afcd_judges_share(in) ||
+	    afcd_below_share(in) ||
+	    !afcd_police_signal_due(f->police_signal_ns, in->now_ns, in->interval_ns))
+		return AFCD_V_PASS;
+	return AFCD_V_DROP_HIGH;
+}
+
+/* Is queue q climbing into the top half of its buffer, for the
+ * high-water drop: within an interval of the arrival at which its sojourn
+ * rose past half the horizon (q->high_since_ns, set here on the crossing,
+ * cleared once a packet finds it below a quarter)? A queue that stands
+ * there longer is a crowd the law cannot hold, which the horizon holds;
+ * drops there would fall on the flows with an entry of their own, never
+ * on an aggregate's, and handed the aggregates and the flood the room
+ * (2,000 flows in 1,024 entries: the flood at 2.1 shares for 1.3). */
+AFCD_INLINE int afcd_high_climb(struct afcd_queue *q, const struct afcd_in *in,
+				__u64 sojourn_ns)
+{
+	__u64 since = AFCD_READ_ONCE(q->high_since_ns);
+
+	if (sojourn_ns <= in->horizon_ns / 4) {
+		if (since)
+			q->high_since_ns = 0;
 		return 0;
-	*below = f && afcd_below_share(in);
-	return !*below || afcd_police_signal_due(f->police_signal_ns, in->now_ns, in->interval_ns);
+	}
+	if (sojourn_ns <= in->horizon_ns / 2)
+		return 0;
+	if (!since) {
+		since = in->now_ns | 1;   /* 0 is "not above" */
+		q->high_since_ns = since;
+	}
+	return !afcd_time_after_eq(in->now_ns, since + in->interval_ns);
 }
 
 /* ---- Deferred CE marks (the qdisc backend) -------------------------------
@@ -807,6 +863,8 @@ AFCD_INLINE void afcd_account(struct afcd_queue *q, struct afcd_flow *f,
 	} else {
 		if (verdict == AFCD_V_DROP_POLICE)
 			AFCD_COUNT_PC(pc, q, stats[AFCD_S_POLICE_DROP], 1);
+		else if (verdict == AFCD_V_DROP_HIGH)
+			AFCD_COUNT_PC(pc, q, stats[AFCD_S_HIGH_DROP], 1);
 		AFCD_COUNT_PC(pc, q, stats[verdict == AFCD_V_DROP_OVERLIMIT ? AFCD_S_OVERLIMIT_DROP :
 					  AFCD_S_AQM_DROP], 1);
 		if (f)
@@ -880,17 +938,26 @@ AFCD_INLINE void afcd_arrive(struct afcd_queue *q, struct afcd_flow *f, const st
 }
 
 /* The high-water mark (afcd_high_water()) on a packet that passes with no
- * other signal: 1 when it is to carry one (a->marks AFCD_MARK_HIGH). The
- * EDT backend asks after the law, which has the first word; the qdisc
- * backend at enqueue, its law coming at dequeue. */
-AFCD_INLINE int afcd_signal(const struct afcd_in *in, const struct afcd_flow *f,
+ * other signal: 1 when it is to carry one (a->marks AFCD_MARK_HIGH) or
+ * to be dropped (a->verdict AFCD_V_DROP_HIGH, recorded in the flow's
+ * f->police_signal_ns). The EDT backend asks after the law, which has the
+ * first word; the qdisc backend at enqueue, its law coming at dequeue. */
+AFCD_INLINE int afcd_signal(struct afcd_queue *q, const struct afcd_in *in, struct afcd_flow *f,
 			    __u64 sojourn_ns, struct afcd_arrival *a)
 {
-	if (a->verdict != AFCD_V_PASS || a->marks ||
-	    !afcd_high_water(in, f, sojourn_ns, &a->below))
+	__u32 v;
+
+	if (a->verdict != AFCD_V_PASS || a->marks)
 		return 0;
-	a->marks = AFCD_MARK_HIGH;
-	return 1;
+	v = afcd_high_water(in, f, sojourn_ns, in->high_drop && afcd_high_climb(q, in, sojourn_ns),
+			    &a->below);
+	if (v == AFCD_V_MARK)
+		a->marks = AFCD_MARK_HIGH;
+	else if (v == AFCD_V_DROP_HIGH && f) {
+		a->verdict = v;
+		f->police_signal_ns = in->now_ns;
+	}
+	return v != AFCD_V_PASS;
 }
 
 /* The drop law's verdict on a packet of flow f (afcd_law()): AFCD_V_PASS,
@@ -962,8 +1029,8 @@ AFCD_DECIDE_FN afcd_decide(struct afcd_queue *q, struct afcd_flow *f,
 			afcd_codel_reset_empty(&f->cv, &f->first_above_ns);
 		verdict = afcd_law_verdict(q, f, in, &e, afcd_tx_ns(a.maxpacket, in->rate_bps));
 	}
-	if (verdict == AFCD_V_PASS && (a.marks || afcd_signal(in, f, e.sojourn_ns, &a)))
-		verdict = AFCD_V_MARK;
+	if (verdict == AFCD_V_PASS && (a.marks || afcd_signal(q, in, f, e.sojourn_ns, &a)))
+		verdict = a.verdict == AFCD_V_PASS ? AFCD_V_MARK : a.verdict;
 	if (verdict == AFCD_V_PASS && afcd_ce_threshold_due(in, &e))
 		*ce_thr_mark = 1;
 	if (verdict == AFCD_V_PASS || verdict == AFCD_V_MARK) {

@@ -273,7 +273,7 @@ int BPF_PROG(afcd_qdisc_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 				   fq->sojourn_ns, cfg->horizon_ns, &e);
 		/* the arrival stage; the law waits for the packet's dequeue */
 		afcd_arrive(q, f, &in, &e, &a);
-		afcd_signal(&in, f, e.sojourn_ns, &a);
+		afcd_signal(q, &in, f, e.sojourn_ns, &a);
 	}
 	if (a.verdict == AFCD_V_PASS && sch->q.qlen >= sch->limit)
 		a.verdict = AFCD_V_DROP_OVERLIMIT;

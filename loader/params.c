@@ -47,6 +47,8 @@ const struct param_def params_table[PARAMS_N] = {
 	{ "exponent",      P_U32,   POFF(exponent),        "k in target*(m_fair/m_i)^k", 0, 1, AFCD_EXPONENT_MAX, 0 },
 	{ "codel_state",   P_CODEL_STATE, POFF(flags),     "whose CoDel state drops", 0, 0, 0, 0 },
 	{ "police",        P_FLAG,  POFF(flags),           "hold flows above the fair share at the fair rate", AFCD_F_POLICE, 0, 0, 0 },
+	{ "high_drop",     P_FLAG,  POFF(flags),           "past half the horizon, drop a packet that cannot be CE-marked once an interval of each flow not below its share",
+	  AFCD_F_HIGH_DROP, 0, 0, 0 },
 	{ "isolate",       P_ISOLATE, POFF(flags),         "what the fair share is per", 0, 0, 0, 0 },
 	{ "mtu",           P_U32,   POFF(mtu_bytes),       "largest packet, bytes", 0, AFCD_MTU_MIN_BYTES, AFCD_MTU_MAX_BYTES, 0 },
 	{ "alpha",         P_MILLI, POFF(alpha_milli),     "AFD controller alpha, below beta", 0, 1, AFCD_MILLI_MAX, 0 },

@@ -29,7 +29,7 @@
 /* Bump whenever a struct below changes layout. The datapath ignores a
  * config whose abi field differs (the packet passes, counted as
  * AFCD_G_UNCONFIGURED) and the loader refuses to adopt foreign pins. */
-#define AFCD_ABI_VERSION 22u
+#define AFCD_ABI_VERSION 23u
 
 /* Where every map is pinned: iproute2 pins LIBBPF_PIN_BY_NAME maps of
  * `tc filter ... bpf obj` here, and the loader uses the same directory so
@@ -268,6 +268,18 @@ enum afcd_cfg_flags {
 	 * cannot hold a non-responsive flow (docs/ALGORITHM.md sec. 3a, the
 	 * fairness module). */
 	AFCD_F_POLICE       = 1u << 2,
+	/* high_drop (afcd, fall; default on): the buffer's high-water mark
+	 * as a drop. A packet that cannot carry a CE mark (not ECT, or ecn
+	 * off), whose flow is not below its share (afcd_below_share()) and
+	 * that would wait more than half the horizon, is dropped
+	 * (AFCD_S_HIGH_DROP), at most once an interval for its flow
+	 * (afcd_police_signal_due()). The horizon drops by arrival, and the
+	 * sender learns of it a full horizon of queue later; in a slow start
+	 * that overflows the buffer (the window doubles a round trip) that
+	 * wait multiplies the loss until a timeout. This drop reaches the
+	 * sender half a horizon sooner, the timing of fq_codel's drop from
+	 * the head of the fattest queue (docs/ALGORITHM.md sec. 6). */
+	AFCD_F_HIGH_DROP    = 1u << 7,
 	/* isolate (ALGORITHM.md sec. 3): the key the fair share is computed
 	 * on. Neither bit: the 5-tuple (flows, the dissertation's default).
 	 * ISOLATE_SRC: the source address only (every flow of a host shares
@@ -324,6 +336,10 @@ enum afcd_cfg_flags {
 	   "included), overlimit a predicted sojourn above the horizon.")                \
 	FN(POLICE_DROP, "police_drop", "police_drops_total", "",                         \
 	   "Packets dropped by the fair-rate policer (also in drops_total{reason=\"aqm\"}).") \
+	FN(HIGH_DROP, "high_drop", "high_water_drops_total", "",                         \
+	   "Packets dropped because they would wait more than half the horizon, one "   \
+	   "an interval of a flow not below its share (high_drop on; also in "          \
+	   "drops_total{reason=\"aqm\"}).")                                             \
 	FN(OVERLIMIT_DROP, "overlimit_drop", "drops_total", "reason=\"overlimit\"",      \
 	   "Packets dropped because their predicted sojourn exceeds the horizon.")       \
 	FN(ECN_MARK, "ecn_mark", "ecn_marks_total", "reason=\"aqm\"",                    \
@@ -405,6 +421,8 @@ enum afcd_verdict {
 	AFCD_V_DROP_AQM,
 	AFCD_V_DROP_OVERLIMIT,
 	AFCD_V_DROP_POLICE,  /* the fair-rate policer (counted in AQM drops too) */
+	AFCD_V_DROP_HIGH,    /* the high-water mark's drop, AFCD_F_HIGH_DROP (counted in
+			      * AQM drops too) */
 };
 
 /* ---- Config: maps afcd_cfg and afcd_ifslot ----------------------------
@@ -725,7 +743,8 @@ struct afcd_flow {
 				  * when the entry is created (an aggregate's: at its first
 				  * packet); a helper call a packet cost 20 ns */
 	__u64 police_signal_ns; /* arrival of the packet the policer last CE-marked or
-				  * dropped (0: none): in the band past its lead it
+				  * dropped, or the high-water mark last signalled
+				  * (a mark below its share, a drop) (0: none): each
 				  * signals a flow at most once an interval
 				  * (afcd_police_signal_due()) */
 	__u32 ce_owed;         /* qdisc backend: CE marks its drop law, policer or
@@ -758,6 +777,10 @@ struct afcd_queue {
 				  * measured at dequeue) */
 	__u64 max_sojourn_ns;    /* largest sojourn of a packet sent, as last_sojourn_ns */
 	__u64 q_first_above_ns;  /* first_above_time of the whole queue (codel, FaLL gate 1) */
+	__u64 high_since_ns;     /* arrival at which the queue's sojourn last rose past
+				  * half the horizon, 0 once it fell below a quarter of it:
+				  * the high-water drop's climb (afcd_high_climb()); a
+				  * single-word write on a crossing, its races benign */
 	struct afcd_codel_vars gcv; /* whole-queue dropping state (codel, codel_state=global) */
 	__u32 maxpacket_bytes;   /* CoDel's maxpacket: the largest wire length seen, at
 				  * most mtu_bytes (an aggregate counts as a segment) */
@@ -786,7 +809,7 @@ struct afcd_queue {
 	struct afcd_flow agg[AFCD_AGG__MAX]; /* the aggregates' state (enum afcd_agg):
 					      * key.agg = 1 + index once used */
 };
-_Static_assert(sizeof(struct afcd_queue) == 136 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX +
+_Static_assert(sizeof(struct afcd_queue) == 144 + 8 * AFCD_S__MAX + 8 * AFCD_A__MAX +
 	       sizeof(struct afcd_flow) * AFCD_AGG__MAX, "afcd_queue ABI");
 
 /* ---- Per-CPU counters: map afcd_qpcpu ----------------------------------

@@ -150,7 +150,7 @@ def table(results):
     return "\n".join(lines)
 
 
-COST_KEYS = ("vq_idle", "aqm_drop", "police_drop", "overlimit_drop", "police_mark")
+COST_KEYS = ("vq_idle", "aqm_drop", "police_drop", "high_drop", "overlimit_drop", "police_mark")
 
 
 def cost_table(results):
@@ -162,7 +162,8 @@ def cost_table(results):
     if not rows:
         return ""
     lines = ["| scenario | scheme | utilization | virtual queue idle | drop law | "
-             "policer | horizon | policer marks |", "|---|---|---|---|---|---|---|---|"]
+             "policer | high-water | horizon | policer marks |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         c = r["cost_after_warmup"]
         # the qdisc backend ("qdisc", "qdisc+tcx"): no virtual queue

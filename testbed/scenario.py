@@ -485,8 +485,9 @@ def _cost_of_fairness(series, warmup_s, duration_s, virtual=True):
     without two samples in it): the share of the time the virtual queue stood
     empty (its rate left unused; None without one, virtual False: the qdisc
     backend), and drops by reason per packet offered
-    (admitted + dropped): the drop law, the fair-rate policer (part of
-    the drop law's), the horizon; and the policer's CE marks (ecn on: an
+    (admitted + dropped): the drop law, the fair-rate policer and the
+    high-water drop (both part of the drop law's counter, not of this
+    column), the horizon; and the policer's CE marks (ecn on: an
     ECN-capable packet it marks instead of dropping) per packet offered."""
     after = [s for s in _metrics_window(series, warmup_s, duration_s)
              if s.get("idle_ns") is not None]
@@ -499,8 +500,10 @@ def _cost_of_fairness(series, warmup_s, duration_s, virtual=True):
     offered = d("passed") + d("aqm_drop") + d("overlimit_drop")
     per = (lambda n: n / offered) if offered else (lambda n: None)
     return {"vq_idle": d("idle_ns") / 1e9 / (b["t"] - a["t"]) if virtual else None,
-            "aqm_drop": per(d("aqm_drop") - d("police_drop")),
+            "aqm_drop": per(d("aqm_drop") - d("police_drop") - d("high_drop")),
             "police_drop": per(d("police_drop")),
+            # None where the loader had no such counter (ABI < 23)
+            "high_drop": per(d("high_drop")) if b.get("high_drop") is not None else None,
             "overlimit_drop": per(d("overlimit_drop")),
             # None where the loader had no such counter (ABI < 10)
             "police_mark": per(d("police_mark")) if b.get("police_mark") is not None else None}

@@ -204,6 +204,55 @@ static void test_ecn_high_water_below_share(void)
 	unload();
 }
 
+/* The high-water mark as a drop (high_drop, ecn off): two flows at their
+ * share build the queue past half the horizon; each loses one packet
+ * there (high_drop, counted in aqm_drop too), then none within the
+ * interval; a flow below its share loses none; high_drop off, none. */
+static void test_high_water_drop(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct pkt_spec a = pkt_tcp4(1000, 1514), b = pkt_tcp4(1001, 1514),
+			x = pkt_tcp4(1002, 1514);
+	__u64 now = 1000 * MS;
+	struct out o;
+	int i;
+
+	SETUP();
+	c.sample_bytes = 1514;   /* one sample a packet */
+	c.sb_size = 200;
+	c.flags = AFCD_F_HIGH_DROP;
+	c.burst_ns = 0;
+	c.rate_bps = 1000000000000ULL;     /* no queue while the samples fill */
+	set_cfg(1, &c);
+	fill_samples(&x, 20, &now);        /* the oldest: the burst's replace them */
+	fill_samples(&a, 90, &now);
+	fill_samples(&b, 90, &now);
+	c.rate_bps = 100000000ULL;         /* 121 us a frame */
+	c.horizon_ns = 2 * MS;
+	set_cfg(1, &c);
+	set_now(now += 200 * MS);
+	set_est(1, 90, 0);                 /* a and b at their share, x at 0.2 */
+	for (i = 0; i < 8; i++)            /* up to 969 us queued */
+		CHECK_EQ(run(&a, &o), TC_ACT_OK);
+	CHECK_EQ(run(&x, &o), TC_ACT_OK);  /* 1090 us, below its share */
+	CHECK_EQ(run(&b, &o), TC_ACT_SHOT);/* 1211 us: b's one drop */
+	CHECK_EQ(run(&b, &o), TC_ACT_OK);
+	CHECK_EQ(run(&a, &o), TC_ACT_SHOT);/* a's */
+	CHECK_EQ(run(&a, &o), TC_ACT_OK);
+	CHECK_EQ(run(&x, &o), TC_ACT_OK);
+	CHECK_EQ(get_queue(1).stats[AFCD_S_HIGH_DROP], 2);
+	CHECK_EQ(get_queue(1).stats[AFCD_S_AQM_DROP], 2);
+	CHECK_EQ(get_queue(1).stats[AFCD_S_OVERLIMIT_DROP], 0);
+	c.flags = 0;                       /* high_drop off: the same queue, no drop */
+	set_cfg(1, &c);
+	set_now(now += 150 * MS);          /* an interval on: both due again */
+	for (i = 0; i < 8; i++)
+		CHECK_EQ(run(&a, &o), TC_ACT_OK);
+	CHECK_EQ(run(&b, &o), TC_ACT_OK);
+	CHECK_EQ(get_queue(1).stats[AFCD_S_HIGH_DROP], 2);
+	unload();
+}
+
 /* The qdisc backend's deferred marks (afcd_decide.h): on an interface
  * whose config is the qdisc's, afcd_egress decides nothing and sets CE on
  * the next ECT packets of a flow that owes marks, one each, and on no
@@ -285,6 +334,7 @@ const struct test_case ecn_tests[] = {
 	TC(test_ecn_aqm_mark_instead_of_drop),
 	TC(test_ecn_high_water_mark),
 	TC(test_ecn_high_water_below_share),
+	TC(test_high_water_drop),
 	TC(test_ecn_qdisc_deferred_marks),
 	{ NULL },
 };

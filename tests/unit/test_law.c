@@ -2041,8 +2041,11 @@ static void test_ce_owed(void)
 	CHECK_EQ(afcd_ce_owe(&owed), 1);        /* owed again once taken */
 }
 
-/* The high-water mark: only ECT packets under ecn on past half the
- * horizon; a flow below its share once an interval. */
+/* The high-water mark past half the horizon: an ECT packet under ecn on
+ * is marked (a flow below its share once an interval); any other packet,
+ * under high_drop, of a flow not below its share is dropped once an
+ * interval, and never for a flow below its share, without a flow's state,
+ * or under an algo that judges no share. */
 #define MS 1000000ULL
 static void test_high_water(void)
 {
@@ -2053,22 +2056,80 @@ static void test_high_water(void)
 	struct afcd_flow f = {0};
 	__u8 below = 9;
 
-	CHECK_EQ(afcd_high_water(&in, &f, 50 * MS, &below), 0);   /* not past half */
+	CHECK_EQ(afcd_high_water(&in, &f, 50 * MS, 1, &below), AFCD_V_PASS);   /* not past half */
 	CHECK_EQ(below, 0);
-	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, &below), 1);
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, 1, &below), AFCD_V_MARK);
 	CHECK_EQ(below, 0);
-	in.ect = 0;
-	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, &below), 0);
+	in.ect = 0;                      /* cannot carry a mark, high_drop off */
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, 1, &below), AFCD_V_PASS);
 	in.ect = 1;
 	in.ecn_on = 0;
-	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, &below), 0);
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, 1, &below), AFCD_V_PASS);
 	in.ecn_on = 1;
 	in.target_i_ns = AFCD_TARGET_INF;                           /* below its share */
 	f.police_signal_ns = 950 * MS;
-	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, &below), 0);
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, 1, &below), AFCD_V_PASS);
 	CHECK_EQ(below, 1);
 	f.police_signal_ns = 900 * MS;
-	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, &below), 1);
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, 1, &below), AFCD_V_MARK);
+
+	/* high_drop: the drop form, for packets that cannot carry a mark */
+	in.high_drop = 1;
+	in.ecn_on = 0;
+	in.target_i_ns = 5 * MS;                                    /* at its share */
+	f.police_signal_ns = 0;
+	CHECK_EQ(afcd_high_water(&in, &f, 50 * MS, 1, &below), AFCD_V_PASS);
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, 1, &below), AFCD_V_DROP_HIGH);
+	CHECK_EQ(below, 0);
+	f.police_signal_ns = 950 * MS;                              /* one an interval */
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, 1, &below), AFCD_V_PASS);
+	f.police_signal_ns = 900 * MS;
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, 1, &below), AFCD_V_DROP_HIGH);
+	CHECK_EQ(afcd_high_water(&in, NULL, 51 * MS, 1, &below), AFCD_V_PASS);
+	in.target_i_ns = AFCD_TARGET_INF;                           /* below its share */
+	CHECK_EQ(afcd_high_water(&in, &f, 99 * MS, 1, &below), AFCD_V_PASS);
+	in.target_i_ns = 5 * MS;
+	in.ecn_on = 1;
+	in.ect = 0;                                                 /* not ECT under ecn on */
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, 1, &below), AFCD_V_DROP_HIGH);
+	in.ect = 1;                                                 /* ECT: the mark */
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, 1, &below), AFCD_V_MARK);
+	in.ecn_on = 0;
+	in.law = AFCD_LAW_AFD;                                      /* judges no share */
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, 1, &below), AFCD_V_PASS);
+	in.law = AFCD_LAW_TARGET_I;
+	in.traits = 0;
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, 1, &below), AFCD_V_PASS);
+	in.traits = AFCD_T_FAIR;
+	in.aqm = 0;
+	CHECK_EQ(afcd_high_water(&in, &f, 51 * MS, 1, &below), AFCD_V_PASS);
+}
+
+/* The high-water drop's climb: from the arrival that finds the sojourn
+ * past half the horizon, for one interval; a sojourn between a quarter
+ * and a half keeps the crossing, one at most a quarter forgets it. */
+static void test_high_climb(void)
+{
+	struct afcd_in in = { .horizon_ns = 100 * MS, .interval_ns = 100 * MS,
+			      .now_ns = 1000 * MS };
+	struct afcd_queue q = {0};
+
+	CHECK_EQ(afcd_high_climb(&q, &in, 50 * MS), 0);
+	CHECK_EQ(q.high_since_ns, 0);
+	CHECK_EQ(afcd_high_climb(&q, &in, 51 * MS), 1);
+	CHECK_EQ(q.high_since_ns, (1000 * MS) | 1);
+	in.now_ns = 1099 * MS;
+	CHECK_EQ(afcd_high_climb(&q, &in, 99 * MS), 1);
+	in.now_ns = 1100 * MS + 1;                  /* an interval on: standing */
+	CHECK_EQ(afcd_high_climb(&q, &in, 60 * MS), 0);
+	CHECK_EQ(afcd_high_climb(&q, &in, 30 * MS), 0);
+	CHECK_EQ(q.high_since_ns, (1000 * MS) | 1);  /* not yet below a quarter */
+	CHECK_EQ(afcd_high_climb(&q, &in, 60 * MS), 0);
+	CHECK_EQ(afcd_high_climb(&q, &in, 25 * MS), 0);
+	CHECK_EQ(q.high_since_ns, 0);
+	in.now_ns = 1200 * MS;                      /* a new climb */
+	CHECK_EQ(afcd_high_climb(&q, &in, 51 * MS), 1);
+	CHECK_EQ(q.high_since_ns, 1200 * MS | 1);
 }
 
 /* The GC's rule (the kernel's walk and the loader's use the same). */
@@ -2362,6 +2423,7 @@ int main(int argc, char **argv)
 	TEST(test_qdisc_helpers);
 	TEST(test_ce_owed);
 	TEST(test_high_water);
+	TEST(test_high_climb);
 	TEST(test_isolate_key);
 	TEST(test_sampling_probability);
 	TEST(test_flow_rng);

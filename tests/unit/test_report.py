@@ -83,22 +83,24 @@ def test_cost_of_fairness_from_the_counters():
     """Expected result: over the samples in [warm-up, duration], the virtual
     queue's idle share is the idle time over the elapsed time, and each
     drop reason is a share of the packets offered (admitted + dropped),
-    the policer's counted apart from the rest of the drop law's; the
-    table shows them per scheme, and is empty without them."""
+    the policer's and the high-water drop's counted apart from the rest
+    of the drop law's (the latter '-' without its counter); the table
+    shows them per scheme, and is empty without them."""
     from testbed import scenario
     series = [{"t": 0.5, "idle_ns": 0, "passed": 0, "aqm_drop": 0, "police_drop": 0,
                "overlimit_drop": 0},
               {"t": 1.0, "idle_ns": 1e8, "passed": 100, "aqm_drop": 10, "police_drop": 4,
                "overlimit_drop": 0},
               {"t": 11.0, "idle_ns": 6e8, "passed": 990, "aqm_drop": 110, "police_drop": 44,
-               "overlimit_drop": 10, "police_mark": 18}]
+               "overlimit_drop": 10, "police_mark": 18, "high_drop": 3}]
     # after the run (t 18, past the 15-s duration) the senders have
     # stopped: the queue idles, and that is not a cost of fairness
     tail = dict(series[-1], t=18.0, idle_ns=3.6e9)
     c = scenario._cost_of_fairness(series + [tail], 1.0, 15.0)
     assert abs(c["vq_idle"] - 0.05) < 1e-9
-    assert abs(c["aqm_drop"] - 0.06) < 1e-9
+    assert abs(c["aqm_drop"] - 0.057) < 1e-9
     assert abs(c["police_drop"] - 0.04) < 1e-9
+    assert abs(c["high_drop"] - 0.003) < 1e-9
     assert abs(c["overlimit_drop"] - 0.01) < 1e-9
     assert abs(c["police_mark"] - 0.018) < 1e-9
     assert scenario._cost_of_fairness(series[:1], 0, 15.0) is None
@@ -106,7 +108,10 @@ def test_cost_of_fairness_from_the_counters():
     agg = report.aggregate([r, dict(r, repeat=2)])
     assert agg[0]["cost_after_warmup"]["vq_idle"] == c["vq_idle"]
     rows = report.cost_table(agg).splitlines()
-    assert rows[2].split(" | ")[3:] == ["5.0%", "6.0%", "4.0%", "1.0%", "1.8% |"], rows
+    assert rows[2].split(" | ")[3:] == ["5.0%", "5.7%", "4.0%", "0.3%", "1.0%", "1.8% |"], rows
+    old = scenario._cost_of_fairness([dict(x, **{"high_drop": None}) for x in series] + [tail],
+                                     1.0, 15.0)
+    assert old["high_drop"] is None and abs(old["aqm_drop"] - 0.06) < 1e-9
     assert report.cost_table(report.aggregate([_run("pfifo", 1, 10, 20, 0.9)])) == ""
     # the qdisc backend has no virtual queue: no idle share, the drops kept
     cq = scenario._cost_of_fairness(series + [tail], 1.0, 15.0, virtual=False)
@@ -114,7 +119,7 @@ def test_cost_of_fairness_from_the_counters():
     rq = dict(r, scheme="afcd-qdisc", label="AFCD (qdisc)", afcd_stats={"hook": "qdisc"},
               cost_after_warmup=dict(c))    # a run written before, with a 0 there
     row = report.cost_table(report.aggregate([rq])).splitlines()[2]
-    assert row.split(" | ")[3:5] == ["-", "6.0%"], row
+    assert row.split(" | ")[3:5] == ["-", "5.7%"], row
 
 
 def test_ecn_target_counts_retransmits_after_the_warmup():
