@@ -154,6 +154,22 @@ static void test_ecn_high_water_mark(void)
 	unload();
 }
 
+/* The high-water tests' afcd config (flags: its flags) while their
+ * samples fill: one sample a packet in a ring of 200, no pacing credit
+ * (a burst's frames queue from the first), and a rate at which nothing
+ * queues yet; each test then sets its own rate and horizon. */
+static struct afcd_config high_water_cfg(__u32 flags)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+
+	c.sample_bytes = 1514;
+	c.sb_size = 200;
+	c.flags = flags;
+	c.burst_ns = 0;
+	c.rate_bps = 1000000000000ULL;
+	return c;
+}
+
 /* The high-water mark and a flow below its share: a Not-ECT flood above
  * its share builds the queue past half the horizon, where an ECT flow
  * holding a fifth of m_fair is marked once an interval, not at every
@@ -161,19 +177,13 @@ static void test_ecn_high_water_mark(void)
  * marked at every packet there. */
 static void test_ecn_high_water_below_share(void)
 {
-	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct afcd_config c = high_water_cfg(AFCD_F_ECN);
 	struct pkt_spec e = pkt_tcp4(1000, 1514), n = pkt_tcp4(1001, 1514);
 	__u64 now = 1000 * MS;
 	struct out o;
 	int i;
 
 	SETUP();
-	c.sample_bytes = 1514;   /* one sample a packet */
-	c.sb_size = 200;
-	c.flags = AFCD_F_ECN;
-	c.burst_ns = 0;                    /* no pacing credit: the flood's frames
-					    * queue from the first */
-	c.rate_bps = 1000000000000ULL;     /* no queue while the samples fill */
 	set_cfg(1, &c);
 	e.ecn = 2;
 	fill_samples(&n, 180, &now);       /* the oldest samples: the burst's own
@@ -210,7 +220,7 @@ static void test_ecn_high_water_below_share(void)
  * interval; a flow below its share loses none; high_drop off, none. */
 static void test_high_water_drop(void)
 {
-	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct afcd_config c = high_water_cfg(AFCD_F_HIGH_DROP);
 	struct pkt_spec a = pkt_tcp4(1000, 1514), b = pkt_tcp4(1001, 1514),
 			x = pkt_tcp4(1002, 1514);
 	__u64 now = 1000 * MS;
@@ -218,11 +228,6 @@ static void test_high_water_drop(void)
 	int i;
 
 	SETUP();
-	c.sample_bytes = 1514;   /* one sample a packet */
-	c.sb_size = 200;
-	c.flags = AFCD_F_HIGH_DROP;
-	c.burst_ns = 0;
-	c.rate_bps = 1000000000000ULL;     /* no queue while the samples fill */
 	set_cfg(1, &c);
 	fill_samples(&x, 20, &now);        /* the oldest: the burst's replace them */
 	fill_samples(&a, 90, &now);
