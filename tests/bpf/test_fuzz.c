@@ -120,7 +120,7 @@ static void fuzz_algo(__u32 algo, long n)
 	c.alpha_milli = AFCD_DEF_ALPHA_MILLI;
 	c.beta_milli = AFCD_DEF_BETA_MILLI;
 	c.update_period_ns = 10 * MS;
-	c.flags = AFCD_F_ECN | AFCD_F_POLICE | AFCD_F_CODEL_QUEUE;   /* the defaults' state */
+	c.flags = AFCD_F_ECN | AFCD_F_POLICE | AFCD_F_CODEL_QUEUE | AFCD_F_HIGH_DROP; /* the defaults, ecn on */
 	set_cfg(1, &c);
 	fz_rng = 0x5eed0000 + algo;
 	for (i = 0; i < n; i++) {
