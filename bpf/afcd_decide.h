@@ -724,7 +724,8 @@ AFCD_INLINE int afcd_law_marks(const struct afcd_in *in)
  *   horizon sooner, about when fq_codel's drop from the head of the
  *   fattest queue would (ALGORITHM.md sec. 6). A flow below its share,
  *   or a packet without a flow's state, is not dropped by it.
- * f: the flow's state or NULL. */
+ * f: the flow's state or NULL; climbing: afcd_high_climb()'s answer for
+ * this packet (the drop form only, 0 without high_drop). */
 AFCD_INLINE __u32 afcd_high_water(const struct afcd_in *in, const struct afcd_flow *f,
 				  __u64 sojourn_ns, int climbing, __u8 *below)
 {
@@ -746,7 +747,9 @@ AFCD_INLINE __u32 afcd_high_water(const struct afcd_in *in, const struct afcd_fl
 /* Is queue q climbing into the top half of its buffer, for the
  * high-water drop: within an interval of the arrival at which its sojourn
  * rose past half the horizon (q->high_since_ns, set here on the crossing,
- * cleared once a packet finds it below a quarter)? A queue that stands
+ * cleared once a packet finds it below a quarter)? Asked by afcd_signal()
+ * of each packet that passes with no other signal, under high_drop (the
+ * packets it drops or marks do not move it). A queue that stands
  * there longer is a crowd the law cannot hold, which the horizon holds;
  * drops there would fall on the flows with an entry of their own, never
  * on an aggregate's, and handed the aggregates and the flood the room
