@@ -30,8 +30,9 @@ static inline __u64 afcd_default_sample_bytes(const struct afcd_config *c)
 
 /* Every field of *c from the defaults of algo at rate_bps (bits/s); the
  * fairness module's policer and the high-water drop on, codel_state queue
- * (ALGORITHM.md sec. 4 and 6; only afcd and fall take any of them). slot, ifindex and netns_cookie are 0
- * (the configuring tool fills them). */
+ * (ALGORITHM.md sec. 4 and 6; only afcd and fall take any of them).
+ * slot, ifindex and netns_cookie are 0 (the configuring tool fills
+ * them). */
 static inline void afcd_config_defaults(struct afcd_config *c, __u32 algo, __u64 rate_bps)
 {
 	struct afcd_algo_row row = afcd_algo_row(algo);

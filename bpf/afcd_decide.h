@@ -738,7 +738,7 @@ AFCD_INLINE __u32 afcd_high_water(const struct afcd_in *in, const struct afcd_fl
 							 in->interval_ns) ? AFCD_V_MARK : AFCD_V_PASS;
 	}
 	if (!in->high_drop || !climbing || !f || !afcd_judges_share(in) ||
-	    afcd_below_share(in) ||
+	    in->target_i_ns == AFCD_TARGET_INF ||       /* below its share */
 	    !afcd_police_signal_due(f->police_signal_ns, in->now_ns, in->interval_ns))
 		return AFCD_V_PASS;
 	return AFCD_V_DROP_HIGH;
@@ -757,15 +757,16 @@ AFCD_INLINE __u32 afcd_high_water(const struct afcd_in *in, const struct afcd_fl
 AFCD_INLINE int afcd_high_climb(struct afcd_queue *q, const struct afcd_in *in,
 				__u64 sojourn_ns)
 {
-	__u64 since = AFCD_READ_ONCE(q->high_since_ns);
+	__u64 since;
 
+	if (sojourn_ns > in->horizon_ns / 4 && sojourn_ns <= in->horizon_ns / 2)
+		return 0;                 /* between: the crossing stays as it is */
+	since = AFCD_READ_ONCE(q->high_since_ns);
 	if (sojourn_ns <= in->horizon_ns / 4) {
 		if (since)
 			q->high_since_ns = 0;
 		return 0;
 	}
-	if (sojourn_ns <= in->horizon_ns / 2)
-		return 0;
 	if (!since) {
 		since = in->now_ns | 1;   /* 0 is "not above" */
 		q->high_since_ns = since;
