@@ -28,9 +28,61 @@ static inline __u64 afcd_default_sample_bytes(const struct afcd_config *c)
 	return sb < c->mtu_bytes ? c->mtu_bytes : (__u64)sb;
 }
 
+/* sb_grow (AFCD_F_SB_GROW): the ring's next size, grown by a quarter in place,
+ * for a scan that found n_active entities with samples in a ring holding
+ * `samples` of them (struct afcd_scan.samples) at rate_bps (the config's
+ * rate, or the qdisc's measured link rate; 0 = unknown), now_ns and
+ * last_ns (the last change of sb_size, ns; 0 = none) on one clock. The
+ * ring grows when all of these hold: the flag and an algo that judges
+ * each flow's share by it (AFCD_T_FAIR, not AFD's law: the project's
+ * afcd and fall); a full ring (samples >= sb_size: the count describes the
+ * ring's present size); no change for a window (the ring has turned over
+ * since); n_active above AFCD_SB_GROW_AT_MILLI of sb_size; sample_bytes
+ * derived from the rate (afcd_default_sample_bytes(), or the loader's
+ * AFCD_F_SAMPLE_AUTO), not given; and a derived sample_bytes of at least
+ * one MTU at the new size (rate/8 * window / sb_size >= mtu: the ring
+ * covers `window` of the link, not more). The new size is the least of
+ * 5/4 sb_size, AFCD_SB_SIZE_MAX and that bound. Returns 1 with c's
+ * sb_size and sample_bytes (derived again at rate_bps) set for the new
+ * ring, else 0 and c untouched. The ring grows in place: the datapath's
+ * head runs free (afcd_sb_sample() takes head % sb_size) and the slots
+ * past the old size are empty, so every sample keeps its count and leaves
+ * when its slot is next written (loader/slots.c restarts a ring only when
+ * it shrinks). */
+static inline int afcd_sb_grow(struct afcd_config *c, __s32 n_active, __u32 samples,
+			       __u64 rate_bps, __u64 now_ns, __u64 last_ns)
+{
+	struct afcd_algo_row row = afcd_algo_row(c->algo);
+	struct afcd_config t = *c;
+	double bound;
+	__u64 want;
+
+	if (!(c->flags & AFCD_F_SB_GROW) || !(row.traits & AFCD_T_FAIR) ||
+	    row.law == AFCD_LAW_AFD || !rate_bps || !c->sb_size || !c->mtu_bytes ||
+	    samples < c->sb_size || (last_ns && now_ns - last_ns < c->window_ns) ||
+	    n_active <= 0 || (__u64)n_active * 1000 <= (__u64)c->sb_size * AFCD_SB_GROW_AT_MILLI)
+		return 0;
+	t.rate_bps = rate_bps;
+	if (!(c->flags & AFCD_F_SAMPLE_AUTO) && c->sample_bytes != afcd_default_sample_bytes(&t))
+		return 0;
+	bound = (double)rate_bps / 8.0 * ((double)c->window_ns / 1e9) / c->mtu_bytes;
+	want = (__u64)c->sb_size * 5 / 4;
+	if (want > AFCD_SB_SIZE_MAX)
+		want = AFCD_SB_SIZE_MAX;
+	if ((double)want > bound)
+		want = (__u64)bound;
+	if (want <= c->sb_size)
+		return 0;
+	t.sb_size = (__u32)want;
+	c->sb_size = t.sb_size;
+	c->sample_bytes = afcd_default_sample_bytes(&t);
+	return 1;
+}
+
 /* Every field of *c from the defaults of algo at rate_bps (bits/s); the
- * fairness module's policer and the high-water drop on, codel_state queue
- * (ALGORITHM.md sec. 4 and 6; only afcd and fall take any of them).
+ * fairness module's policer, the high-water drop and the ring's growth
+ * on, codel_state queue (ALGORITHM.md sec. 3, 4 and 6; only afcd and fall
+ * take any of them).
  * slot, ifindex and netns_cookie are 0 (the configuring tool fills
  * them). */
 static inline void afcd_config_defaults(struct afcd_config *c, __u32 algo, __u64 rate_bps)
@@ -40,7 +92,7 @@ static inline void afcd_config_defaults(struct afcd_config *c, __u32 algo, __u64
 	*c = (struct afcd_config){
 		.abi = AFCD_ABI_VERSION,
 		.algo = algo,
-		.flags = AFCD_F_POLICE | AFCD_F_CODEL_QUEUE | AFCD_F_HIGH_DROP,
+		.flags = AFCD_F_POLICE | AFCD_F_CODEL_QUEUE | AFCD_F_HIGH_DROP | AFCD_F_SB_GROW,
 		.exponent = AFCD_DEF_EXPONENT,
 		.rate_bps = rate_bps,
 		.target_ns = row.target_ns,

@@ -46,7 +46,7 @@ struct param_def {
 #define PF_ZERO_OK 0x2      /* 0 is accepted outside [min, max] (rate: the link's own) */
 
 /* The parameter table, in the order of `afcd params`. */
-#define PARAMS_N 23
+#define PARAMS_N 24
 extern const struct param_def params_table[PARAMS_N];
 
 /* codel_state: the name of flags' AFCD_F_CODEL_STATE bits (AFCD_CODEL_STATES),

@@ -216,7 +216,7 @@ static void flow_zero_samples(int fd, __u64 id, struct afcd_flow *f, void *arg)
 	bpf_map_update_elem(fd, &id, f, BPF_EXIST);
 }
 
-/* The ring restarted (sb_size changed): no flow of ifindex holds a sample
+/* The ring restarted (sb_size shrank): no flow of ifindex holds a sample
  * any more. The datapath decrements m_i only for samples it evicts from
  * the ring, so counts left from the old ring would never age out. */
 void pins_zero_samples(struct pins *p, __u32 ifindex)

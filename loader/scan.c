@@ -140,6 +140,34 @@ static void sample_auto(struct pins *p, __u32 ifindex, const struct afcd_config 
 	pins_unlock(lock);
 }
 
+/* AFCD_F_SB_GROW: grow the ring in place by afcd_sb_grow()'s rule, for the
+ * scan just made (ls->sc) and the queue's N. Re-read under the pins' lock:
+ * an `afcd set` in between wins. */
+static void sb_grow(struct pins *p, __u32 ifindex, const struct afcd_config *c,
+		    const struct afcd_queue *q, struct loop_state *ls, __u64 now)
+{
+	struct afcd_config t = *c;
+	__u32 from = c->sb_size;
+	int lock;
+
+	if (!afcd_sb_grow(&t, q->n_active, ls->sc.samples, afcd_rate_of(c, q), now,
+			  ls->sb_grown_ns))
+		return;
+	lock = pins_lock();
+	if (lock < 0)
+		return;
+	if (!cfg_lookup(p, ifindex, &t) && t.sb_size == from &&
+	    t.sample_bytes == c->sample_bytes &&
+	    afcd_sb_grow(&t, q->n_active, ls->sc.samples, afcd_rate_of(&t, q), now,
+			 ls->sb_grown_ns) &&
+	    !config_write_locked(p, ifindex, &t)) {
+		ls->sb_grown_ns = now;
+		pr_info("shadow buffer %u -> %u slots (%d entities with samples), sample_bytes %llu",
+			from, t.sb_size, q->n_active, (unsigned long long)t.sample_bytes);
+	}
+	pins_unlock(lock);
+}
+
 void scan_claim_locked(struct pins *p, __u32 slot, struct loop_state *ls)
 {
 	if (bpf_map_lookup_elem(p->scan, &slot, &ls->sc))
@@ -187,6 +215,7 @@ __u64 loop_tick(struct pins *p, __u32 ifindex, struct loop_state *ls, __u64 now)
 			  afcd_sb_capacity(c.sb_size, afcd_rate_of(&c, &q), ep->arrival_bps) :
 			  c.sb_size, &ls->sc);
 		sample_auto(p, ifindex, &c, &q);
+		sb_grow(p, ifindex, &c, &q, ls, now);
 		ls->sc.heartbeat_ns = now;
 		ls->sc.scans++;
 		ls->sc.loader_pid = (__u32)getpid();

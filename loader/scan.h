@@ -45,6 +45,7 @@ struct loop_state {
 				    * went away ("" while all is well) */
 	__u64 last_check_ns;       /* last full check of the pins and the hook */
 	struct { __u64 dev, ino, mtime_ns, ctime_ns; } pin_dir; /* AFCD_PIN_DIR then */
+	__u64 sb_grown_ns;         /* this loader's last growth of the ring, 0 = none */
 };
 
 /* The full check of the pins and of the hook runs at least this often,

@@ -152,8 +152,10 @@ static int slot_choose(struct pins *p, __u32 ifindex, __u32 *slot, bool *existin
 }
 
 /* Write a complete, validated config for ifindex, claiming a slot if it
- * has none; resets the shadow buffer when its geometry changes. Call with
- * pins_lock() held. */
+ * has none; restarts the shadow buffer when it shrinks (samples in slots
+ * past the new size would never be evicted) and keeps it when it grows
+ * (afcd_sb_grow(): the head runs free, the new slots are empty). Call
+ * with pins_lock() held. */
 int config_write_locked(struct pins *p, __u32 ifindex, struct afcd_config *c)
 {
 	struct afcd_config old;
@@ -172,8 +174,8 @@ int config_write_locked(struct pins *p, __u32 ifindex, struct afcd_config *c)
 			pr_warn("cannot initialise slot %u: %s", slot, strerror(-err));
 			return -1;
 		}
-	} else if (!cfg_lookup(p, ifindex, &old) && old.sb_size != c->sb_size) {
-		/* the ring's slots are counted against sb_size: start it over */
+	} else if (!cfg_lookup(p, ifindex, &old) && c->sb_size < old.sb_size) {
+		/* the slots past the new size keep their samples: start over */
 		struct afcd_queue q;
 		void *ring = calloc(1, sizeof(struct afcd_sb_ring));
 

@@ -34,6 +34,8 @@ struct afcd_drive {
 	struct afcd_scan sc;
 	struct afcd_sb_hist hist;  /* the scan's copy of afcd_sb_hist */
 	__u64 runs, run_ns;
+	__u64 sb_grown_ns;         /* the scan's last growth of the ring, 0 = none */
+	__u32 sb_grows;            /* and how many */
 };
 
 /* The config the loader writes for these parameters (loader/params.c). */
@@ -254,7 +256,9 @@ int afcd_drive_gc(struct afcd_drive *d, __u64 now_ns, __u64 idle_ns)
 }
 
 /* The loader's scan (loader/scan.c loop_tick()): the water level for the
- * samples the link can carry, then the heartbeat. */
+ * samples the link can carry, the heartbeat, then the ring's growth
+ * (afcd_sb_grow(), written as the loader's config_write_locked() writes a
+ * larger ring: in place). */
 int afcd_drive_scan(struct afcd_drive *d, __u64 now_ns)
 {
 	struct afcd_sb_hist *h = &d->hist;
@@ -274,7 +278,14 @@ int afcd_drive_scan(struct afcd_drive *d, __u64 now_ns)
 	d->sc.scans++;
 	d->sc.loader_pid = 1;
 	d->sc.owner = 1;
-	return bpf_map__update_elem(d->skel->maps.afcd_scan, &d->slot, 4, &d->sc, sizeof(d->sc),
+	if (bpf_map__update_elem(d->skel->maps.afcd_scan, &d->slot, 4, &d->sc, sizeof(d->sc),
+				 BPF_ANY))
+		return -1;
+	if (!afcd_sb_grow(&d->c, q.n_active, d->sc.samples, rate, now_ns, d->sb_grown_ns))
+		return 0;
+	d->sb_grown_ns = now_ns;
+	d->sb_grows++;
+	return bpf_map__update_elem(d->skel->maps.afcd_cfg, &d->slot, 4, &d->c, sizeof(d->c),
 				    BPF_ANY);
 }
 
@@ -323,6 +334,8 @@ int afcd_drive_read(struct afcd_drive *d, struct afcd_drive_stats *s)
 	s->runs = d->runs;
 	s->run_ns = d->run_ns;
 	s->memlock_bytes = memlock_of(d);
+	s->sb_size = d->c.sb_size;
+	s->sb_grows = d->sb_grows;
 	return 0;
 }
 

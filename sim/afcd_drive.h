@@ -34,6 +34,8 @@ struct afcd_drive_stats {
 	__u64 runs, run_ns;       /* BPF_PROG_TEST_RUN calls of afcd_egress and the
 				   * program's own time in them (the kernel's duration) */
 	__u64 memlock_bytes;      /* the maps' memory */
+	__u32 sb_size;            /* the ring's size now, slots (sb_grow may have grown it) */
+	__u32 sb_grows;           /* the scans that grew it (afcd_sb_grow()) */
 };
 
 /* Load afcd.bpf.o and afcd_ctl.bpf.o (the build's skeletons) with the test

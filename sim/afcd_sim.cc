@@ -941,7 +941,8 @@ Run::JsonAfcd(std::ostream& o) const
       << st.n_active << ",\"n_long\":" << st.n_long << ",\"m_fair\":" << st.m_fair
       << ",\"waterline\":" << st.waterline << ",\"global_target_ns\":"
       << st.global_target_ns << ",\"fair_rate_bps\":" << st.fair_rate_bps
-      << ",\"arrival_bps\":" << st.arrival_bps << "}},\"bpf_cost\":{\"run_cnt\":" << st.runs
+      << ",\"arrival_bps\":" << st.arrival_bps << ",\"sb_size\":" << st.sb_size
+      << ",\"sb_grows\":" << st.sb_grows << "}},\"bpf_cost\":{\"run_cnt\":" << st.runs
       << ",\"run_time_ns\":" << st.run_ns << ",\"ns_per_pkt\":"
       << Num(st.runs ? double(st.run_ns) / st.runs : NAN)
       << "},\"map_memlock_bytes\":" << st.memlock_bytes << ",\"afcd_series\":[";

@@ -53,9 +53,9 @@ from .netns import in_ns
 VARIANTS = {
     "droptail": ("droptail", []), "codel": ("codel", []), "afd": ("afd", []),
     "afcd": ("afcd", []), "fall": ("fall", []),
-    "afcd-paper": ("afcd", ["police", "off", "high_drop", "off", "codel_state", "per-flow"]),
-    "fall-paper": ("fall", ["police", "off", "high_drop", "off", "codel_state", "per-flow"]),
-    "afcd-ref": ("afcd", ["police", "off", "high_drop", "off", "codel_state", "global",
+    "afcd-paper": ("afcd", ["police", "off", "high_drop", "off", "sb_grow", "off", "codel_state", "per-flow"]),
+    "fall-paper": ("fall", ["police", "off", "high_drop", "off", "sb_grow", "off", "codel_state", "per-flow"]),
+    "afcd-ref": ("afcd", ["police", "off", "high_drop", "off", "sb_grow", "off", "codel_state", "global",
                           "exponent", "4"]),
     "dctcp": ("droptail", ["ecn", "on"]),
     "afcd-g": ("afcd", ["codel_state", "global"]), "fall-g": ("fall", ["codel_state", "global"]),

@@ -517,6 +517,52 @@ static void test_gso_aggregate_weighs_its_segments(void)
 	unload();
 }
 
+/* Expected result: a ring grown in place (sb_grow, an `afcd set` to a
+ * larger sb_size: the config's sb_size alone changes) keeps its books.
+ * 256 slots, A 200 samples then B 100 (the ring wraps: A keeps 156, slots
+ * 44-199); at 384 slots the head (300) goes on into the new, empty slots:
+ * B's next 100 take slots 300-383 and 0-15 (its own), A keeps its 156;
+ * then 384 of C's evict every old sample: A and B hold none, N is 1. */
+static void test_ring_grows_in_place(void)
+{
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+	struct pkt_spec a = pkt_tcp4(1000, 1400), b = pkt_tcp4(2000, 1400),
+			d = pkt_tcp4(3000, 1400);
+	__u64 now = 1000 * MS;
+	struct afcd_flow fa, fb, fd;
+
+	SETUP();
+	c.rate_bps = AFCD_RATE_MAX_BPS;   /* no queue: nothing dropped */
+	c.sample_bytes = 1400;             /* one sample a packet */
+	c.sb_size = 256;
+	set_cfg(1, &c);
+	CHECK(!old_flow(&a, 1, now) && !old_flow(&b, 1, now) && !old_flow(&d, 1, now),
+	      "old flows");
+	fill_samples(&a, 200, &now);
+	fill_samples(&b, 100, &now);
+	CHECK(!get_flow(&a, 1, &fa) && !get_flow(&b, 1, &fb), "flows");
+	CHECK_EQ(fa.m_i, 156);
+	CHECK_EQ(fb.m_i, 100);
+	CHECK_EQ(ring_books(c.sb_size, &a), 156);
+	c.sb_size = 384;
+	set_cfg(1, &c);
+	CHECK_EQ(ring_books(c.sb_size, &a), 156);
+	fill_samples(&b, 100, &now);
+	CHECK(!get_flow(&a, 1, &fa) && !get_flow(&b, 1, &fb), "flows");
+	CHECK_EQ(fa.m_i, 156);
+	CHECK_EQ(fb.m_i, 184);
+	CHECK_EQ(ring_books(c.sb_size, &b), 184);
+	CHECK_EQ(get_queue(1).n_active, 2);
+	fill_samples(&d, 384, &now);
+	CHECK(!get_flow(&a, 1, &fa) && !get_flow(&b, 1, &fb) && !get_flow(&d, 1, &fd), "flows");
+	CHECK_EQ(fa.m_i, 0);
+	CHECK_EQ(fb.m_i, 0);
+	CHECK_EQ(fd.m_i, 384);
+	CHECK_EQ(ring_books(c.sb_size, &d), 384);
+	CHECK_EQ(get_queue(1).n_active, 1);
+	unload();
+}
+
 /* Expected result: the largest ring (AFCD_SB_SIZE_MAX slots of sample
  * ids) keeps its books through a wrap: 800 flows of their own, each one
  * 45-segment aggregate, 36,000 samples in all; N counts the 729 flows
@@ -566,6 +612,7 @@ const struct test_case state_tests[] = {
 	TC(test_sampling_is_byte_weighted),
 	TC(test_gso_aggregate_weighs_its_segments),
 	TC(test_largest_ring_keeps_its_books),
+	TC(test_ring_grows_in_place),
 	TC(test_flow_flood_bounded),
 	TC(test_long_flow_survives_churn),
 	TC(test_flow_memory_past_the_table),

@@ -641,6 +641,59 @@ def test_sb_size_change_clears_stale_samples(pair):
         stop(p)
 
 
+FLOWS_FOR = r"""
+import socket, sys, time
+n, secs = int(sys.argv[1]), float(sys.argv[2])
+socks = []
+for i in range(n):                          # n flows, round robin, ~8 Mbit/s in all
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("198.18.0.1", 20000 + i))
+    socks.append(s)
+end, k = time.monotonic() + secs, 0
+while time.monotonic() < end:
+    socks[k % n].sendto(b"x" * 1000, ("198.18.0.2", 9))
+    k += 1
+    if k % n == 0:
+        time.sleep(n * 0.001)
+"""
+
+
+def test_sb_grow_grows_the_ring_in_place(pair, tmp_path):
+    """Expected result: 16 flows of their own in a ring of 20 slots (more
+    than 45 % of the slots in entities) make the loader grow it by a
+    quarter, once a window, until at most 45 % hold (25, 31, perhaps 38
+    slots: the entities of a few flows vary), each step logged; sb_grow
+    off keeps 20. A larger sb_size by hand keeps
+    every sample (the counts read before and after agree, with no traffic
+    between); a smaller one starts the ring over."""
+    a, b = pair
+    log = tmp_path / "l.log"
+    p = start_loader(a, "v0", "rate", "10mbit", "sb_size", "20", "window", "100ms",
+                     "sb_grow", "off", "--skip-fq-check", log=log)
+    try:
+        in_ns(a, ["python3", "-c", FLOWS_FOR, "16", "1.5"], timeout=60)
+        c = afcd_stats(a, "v0", flows=False)["config"]
+        assert (c["sb_size"], c["sb_grow"]) == (20, False)
+        afcd(a, "set", "v0", "sb_grow", "on")
+        in_ns(a, ["python3", "-c", FLOWS_FOR, "16", "3"], timeout=60)
+        s = afcd_stats(a, "v0", dt=0)
+        grown = [l for l in log.read_text().splitlines() if "shadow buffer" in l]
+        steps = [20, 25, 31, 38]
+        assert s["config"]["sb_size"] in steps[1:], (s["config"], grown)
+        assert len(grown) == steps.index(s["config"]["sb_size"]), grown
+        assert "20 -> 25 slots" in grown[0], grown
+        held = sum(f["m_i"] for f in s["flows"])
+        assert 0 < held <= s["config"]["sb_size"], s["flows"]
+        afcd(a, "set", "v0", "sb_size", "400")
+        s = afcd_stats(a, "v0", dt=0)
+        assert sum(f["m_i"] for f in s["flows"]) == held, s["flows"]
+        afcd(a, "set", "v0", "sb_size", "100")
+        s = afcd_stats(a, "v0", dt=0)
+        assert all(f["m_i"] == 0 for f in s["flows"]), s["flows"]
+    finally:
+        stop(p)
+
+
 def test_concurrent_configs_get_distinct_slots(pair):
     """Expected result: four interfaces configured at the same moment, 25
     rounds, always get four different slots and all stay configured (issue

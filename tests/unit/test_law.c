@@ -2132,6 +2132,93 @@ static void test_high_climb(void)
 	CHECK_EQ(q.high_since_ns, 1200 * MS | 1);
 }
 
+/* sb_grow: the ring grows by a quarter past 45 % of its slots in entities,
+ * only full, once a window, for afcd and fall, with a derived
+ * sample_bytes of at least an MTU; and a crowd of N equal flows (N (1 -
+ * e^(-S/N)) entities in S slots) settles at 1.88-2.35 slots a flow. */
+static void test_sb_grow(void)
+{
+	struct afcd_config c, d;
+	const __u64 G = 1000000000ULL, now = 10 * G;
+	static const __u32 crowds[] = { 1000, 1100, 2000, 5000, 10000, 14000, 17000 };
+	unsigned i;
+
+	afcd_config_defaults(&c, AFCD_ALGO_AFCD, G);
+	CHECK(c.flags & AFCD_F_SB_GROW, "default on");
+	CHECK_EQ(c.sb_size, 2000);
+	CHECK_EQ(c.sample_bytes, 62500);
+	/* 900 entities of 2,000 slots: 45 %, not more */
+	d = c;
+	CHECK_EQ(afcd_sb_grow(&d, 900, 2000, G, now, 0), 0);
+	CHECK_EQ(afcd_sb_grow(&d, 901, 2000, G, now, 0), 1);
+	CHECK_EQ(d.sb_size, 2500);
+	CHECK_EQ(d.sample_bytes, 50000);               /* derived again */
+	/* not while the ring fills, nor within a window of the last growth */
+	d = c;
+	CHECK_EQ(afcd_sb_grow(&d, 1500, 1999, G, now, 0), 0);
+	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, G, now, now - G + 1), 0);
+	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, G, now, now - G), 1);
+	/* not without the flag, a rate, or with a sample_bytes given */
+	d = c;
+	d.flags &= ~AFCD_F_SB_GROW;
+	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, G, now, 0), 0);
+	d = c;
+	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, 0, now, 0), 0);
+	d.sample_bytes = 1514;
+	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, G, now, 0), 0);
+	CHECK_EQ(d.sb_size, 2000);
+	/* a qdisc without a rate (sample_bytes from the measured link rate) */
+	d = c;
+	d.rate_bps = 0;
+	d.flags |= AFCD_F_SAMPLE_AUTO;
+	d.sample_bytes = 70000;                         /* within the loader's 2x */
+	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, G, now, 0), 1);
+	CHECK_EQ(d.sample_bytes, 50000);
+	CHECK_EQ(d.rate_bps, 0);
+	/* only the algos that judge each flow by the ring */
+	afcd_config_defaults(&d, AFCD_ALGO_FALL, G);
+	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, G, now, 0), 1);
+	afcd_config_defaults(&d, AFCD_ALGO_AFD, G);
+	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, G, now, 0), 0);
+	afcd_config_defaults(&d, AFCD_ALGO_CODEL, G);
+	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, G, now, 0), 0);
+	/* the bound: a derived sample_bytes of at least an MTU (100 Mbit/s,
+	 * 1 s: 8,256 slots), and AFCD_SB_SIZE_MAX */
+	afcd_config_defaults(&d, AFCD_ALGO_AFCD, 100000000ULL);
+	d.sb_size = 7000;
+	d.sample_bytes = afcd_default_sample_bytes(&d);
+	CHECK_EQ(afcd_sb_grow(&d, 6999, 7000, 100000000ULL, now, 0), 1);
+	CHECK_EQ(d.sb_size, 8256);
+	CHECK(d.sample_bytes >= d.mtu_bytes, "sample_bytes %llu", (unsigned long long)d.sample_bytes);
+	CHECK_EQ(afcd_sb_grow(&d, 8000, 8256, 100000000ULL, now, 0), 0);
+	d = c;
+	d.sb_size = 30000;
+	d.sample_bytes = afcd_default_sample_bytes(&d);
+	CHECK_EQ(afcd_sb_grow(&d, 20000, 30000, G, now, 0), 1);
+	CHECK_EQ(d.sb_size, AFCD_SB_SIZE_MAX);
+	CHECK_EQ(afcd_sb_grow(&d, 30000, AFCD_SB_SIZE_MAX, G, now, 0), 0);
+	/* crowds of equal flows from the default ring */
+	for (i = 0; i < sizeof(crowds) / sizeof(crowds[0]); i++) {
+		double n = crowds[i], slots;
+		int steps = 0;
+
+		d = c;
+		for (;;) {
+			__s32 active = (__s32)(n * (1 - exp(-(double)d.sb_size / n)));
+
+			if (!afcd_sb_grow(&d, active, d.sb_size, G, now + steps * G, 0))
+				break;
+			steps++;
+		}
+		slots = d.sb_size / n;
+		CHECK(steps <= 13, "steps %d", steps);
+		CHECK((slots >= 1.88 && slots <= 2.35) ||
+		      (d.sb_size == AFCD_SB_SIZE_MAX && slots >= 1.88) ||
+		      (n <= 1063 && d.sb_size == 2000),
+		      "%u flows: %u slots (%.2f a flow)", crowds[i], d.sb_size, slots);
+	}
+}
+
 /* The GC's rule (the kernel's walk and the loader's use the same). */
 static void test_gc_idle(void)
 {
@@ -2424,6 +2511,7 @@ int main(int argc, char **argv)
 	TEST(test_ce_owed);
 	TEST(test_high_water);
 	TEST(test_high_climb);
+	TEST(test_sb_grow);
 	TEST(test_isolate_key);
 	TEST(test_sampling_probability);
 	TEST(test_flow_rng);
