@@ -28,51 +28,67 @@ static inline __u64 afcd_default_sample_bytes(const struct afcd_config *c)
 	return sb < c->mtu_bytes ? c->mtu_bytes : (__u64)sb;
 }
 
-/* sb_grow (AFCD_F_SB_GROW): the ring's next size, grown by a quarter in place,
- * for a scan that found n_active entities with samples in a ring holding
- * `samples` of them (struct afcd_scan.samples) at rate_bps (the config's
- * rate, or the qdisc's measured link rate; 0 = unknown), now_ns and
- * last_ns (the last change of sb_size, ns; 0 = none) on one clock. The
- * ring grows when all of these hold: the flag and an algo that judges
- * each flow's share by it (AFCD_T_FAIR, not AFD's law: the project's
- * afcd and fall); a full ring (samples >= sb_size: the count describes the
- * ring's present size); no change for a window (the ring has turned over
- * since); n_active above AFCD_SB_GROW_AT_MILLI of sb_size; sample_bytes
- * derived from the rate (afcd_default_sample_bytes(), or the loader's
- * AFCD_F_SAMPLE_AUTO), not given; and a derived sample_bytes of at least
- * one MTU at the new size (rate/8 * window / sb_size >= mtu: the ring
- * covers `window` of the link, not more). The new size is the least of
- * 5/4 sb_size, AFCD_SB_SIZE_MAX and that bound. Returns 1 with c's
- * sb_size and sample_bytes (derived again at rate_bps) set for the new
- * ring, else 0 and c untouched. The ring grows in place: the datapath's
- * head runs free (afcd_sb_sample() takes head % sb_size) and the slots
- * past the old size are empty, so every sample keeps its count and leaves
- * when its slot is next written (loader/slots.c restarts a ring only when
- * it shrinks). */
-static inline int afcd_sb_grow(struct afcd_config *c, __s32 n_active, __u32 samples,
-			       __u64 rate_bps, __u64 now_ns, __u64 last_ns)
+/* What afcd_sb_grow() keeps between the scans of one interface. */
+struct afcd_sb_grow_state {
+	__u64 over_since_ns;    /* the first scan of the present run over the threshold */
+	__u32 over;             /* 1: the last scan was over it (over_since_ns holds) */
+	__u32 grows;            /* growths so far */
+};
+
+/* sb_grow (AFCD_F_SB_GROW): a scan's decision on the ring's size. n_active:
+ * the entities with samples in the ring (afcd_queue.n_active); samples:
+ * the samples it holds (struct afcd_scan.samples); rate_bps: the config's
+ * rate, or the qdisc's measured link rate (0 = unknown); now_ns: the
+ * scan's time. The ring is over its threshold when all of these hold: the
+ * flag and an algo that judges each flow's share by it (AFCD_T_FAIR, not
+ * AFD's law: the project's afcd and fall); a full ring (samples >=
+ * sb_size, so that N describes the ring's present size); n_active above
+ * AFCD_SB_GROW_AT_MILLI of sb_size; sample_bytes derived from the rate
+ * (afcd_default_sample_bytes(), or the loader's AFCD_F_SAMPLE_AUTO), not
+ * given; and room to grow: a derived sample_bytes of at least one MTU at
+ * the new size (rate/8 * window / sb_size >= mtu: the ring covers
+ * `window` of the link, not more). It grows, to the least of 5/4 sb_size,
+ * AFCD_SB_SIZE_MAX and that bound, once it has been over at every scan
+ * for a window (so a crowd's N, not its noise, decides; a ring just grown
+ * is not full, which starts the wait again). Returns 1 with c's sb_size
+ * and sample_bytes (derived again at rate_bps) set for the new ring, else
+ * 0 and c untouched. The ring grows in place: the datapath's head runs
+ * free (afcd_sb_sample() takes head % sb_size) and the slots past the old
+ * size are empty, so every sample keeps its count and leaves when its
+ * slot is next written (loader/slots.c restarts a ring only when it
+ * shrinks). */
+static inline int afcd_sb_grow(struct afcd_config *c, struct afcd_sb_grow_state *g,
+			       __s32 n_active, __u32 samples, __u64 rate_bps, __u64 now_ns)
 {
 	struct afcd_algo_row row = afcd_algo_row(c->algo);
 	struct afcd_config t = *c;
 	double bound;
 	__u64 want;
 
-	if (!(c->flags & AFCD_F_SB_GROW) || !(row.traits & AFCD_T_FAIR) ||
-	    row.law == AFCD_LAW_AFD || !rate_bps || !c->sb_size || !c->mtu_bytes ||
-	    samples < c->sb_size || (last_ns && now_ns - last_ns < c->window_ns) ||
-	    n_active <= 0 || (__u64)n_active * 1000 <= (__u64)c->sb_size * AFCD_SB_GROW_AT_MILLI)
-		return 0;
 	t.rate_bps = rate_bps;
-	if (!(c->flags & AFCD_F_SAMPLE_AUTO) && c->sample_bytes != afcd_default_sample_bytes(&t))
-		return 0;
-	bound = (double)rate_bps / 8.0 * ((double)c->window_ns / 1e9) / c->mtu_bytes;
+	bound = c->mtu_bytes ? (double)rate_bps / 8.0 * ((double)c->window_ns / 1e9) /
+			       c->mtu_bytes : 0;
 	want = (__u64)c->sb_size * 5 / 4;
 	if (want > AFCD_SB_SIZE_MAX)
 		want = AFCD_SB_SIZE_MAX;
 	if ((double)want > bound)
 		want = (__u64)bound;
-	if (want <= c->sb_size)
+	if (!(c->flags & AFCD_F_SB_GROW) || !(row.traits & AFCD_T_FAIR) ||
+	    row.law == AFCD_LAW_AFD || !rate_bps || !c->sb_size || samples < c->sb_size ||
+	    n_active <= 0 || (__u64)n_active * 1000 <= (__u64)c->sb_size * AFCD_SB_GROW_AT_MILLI ||
+	    (!(c->flags & AFCD_F_SAMPLE_AUTO) && c->sample_bytes != afcd_default_sample_bytes(&t)) ||
+	    want <= c->sb_size) {
+		g->over = 0;
 		return 0;
+	}
+	if (!g->over) {
+		g->over = 1;
+		g->over_since_ns = now_ns;
+	}
+	if (now_ns - g->over_since_ns < c->window_ns)
+		return 0;
+	g->over = 0;
+	g->grows++;
 	t.sb_size = (__u32)want;
 	c->sb_size = t.sb_size;
 	c->sample_bytes = afcd_default_sample_bytes(&t);

@@ -141,27 +141,24 @@ static void sample_auto(struct pins *p, __u32 ifindex, const struct afcd_config 
 }
 
 /* AFCD_F_SB_GROW: grow the ring in place by afcd_sb_grow()'s rule, for the
- * scan just made (ls->sc) and the queue's N. Re-read under the pins' lock:
- * an `afcd set` in between wins. */
+ * scan just made (ls->sc) and the queue's N; written only if the config
+ * under the pins' lock is still the one decided on (an `afcd set` in
+ * between wins). */
 static void sb_grow(struct pins *p, __u32 ifindex, const struct afcd_config *c,
 		    const struct afcd_queue *q, struct loop_state *ls, __u64 now)
 {
-	struct afcd_config t = *c;
+	struct afcd_config t = *c, cur;
 	__u32 from = c->sb_size;
 	int lock;
 
-	if (!afcd_sb_grow(&t, q->n_active, ls->sc.samples, afcd_rate_of(c, q), now,
-			  ls->sb_grown_ns))
+	if (!afcd_sb_grow(&t, &ls->sb_grow, q->n_active, ls->sc.samples, afcd_rate_of(c, q),
+			  now))
 		return;
 	lock = pins_lock();
 	if (lock < 0)
 		return;
-	if (!cfg_lookup(p, ifindex, &t) && t.sb_size == from &&
-	    t.sample_bytes == c->sample_bytes &&
-	    afcd_sb_grow(&t, q->n_active, ls->sc.samples, afcd_rate_of(&t, q), now,
-			 ls->sb_grown_ns) &&
+	if (!cfg_lookup(p, ifindex, &cur) && !memcmp(&cur, c, sizeof(cur)) &&
 	    !config_write_locked(p, ifindex, &t)) {
-		ls->sb_grown_ns = now;
 		pr_info("shadow buffer %u -> %u slots (%d entities with samples), sample_bytes %llu",
 			from, t.sb_size, q->n_active, (unsigned long long)t.sample_bytes);
 	}

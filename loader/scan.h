@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+#include "afcd_config.h"
 #include "afcd_maps.h"
 #include "pins.h"
 
@@ -45,7 +46,7 @@ struct loop_state {
 				    * went away ("" while all is well) */
 	__u64 last_check_ns;       /* last full check of the pins and the hook */
 	struct { __u64 dev, ino, mtime_ns, ctime_ns; } pin_dir; /* AFCD_PIN_DIR then */
-	__u64 sb_grown_ns;         /* this loader's last growth of the ring, 0 = none */
+	struct afcd_sb_grow_state sb_grow; /* afcd_sb_grow()'s state between scans */
 };
 
 /* The full check of the pins and of the hook runs at least this often,

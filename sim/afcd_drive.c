@@ -34,8 +34,7 @@ struct afcd_drive {
 	struct afcd_scan sc;
 	struct afcd_sb_hist hist;  /* the scan's copy of afcd_sb_hist */
 	__u64 runs, run_ns;
-	__u64 sb_grown_ns;         /* the scan's last growth of the ring, 0 = none */
-	__u32 sb_grows;            /* and how many */
+	struct afcd_sb_grow_state sb_grow; /* afcd_sb_grow()'s state between scans */
 };
 
 /* The config the loader writes for these parameters (loader/params.c). */
@@ -281,10 +280,8 @@ int afcd_drive_scan(struct afcd_drive *d, __u64 now_ns)
 	if (bpf_map__update_elem(d->skel->maps.afcd_scan, &d->slot, 4, &d->sc, sizeof(d->sc),
 				 BPF_ANY))
 		return -1;
-	if (!afcd_sb_grow(&d->c, q.n_active, d->sc.samples, rate, now_ns, d->sb_grown_ns))
+	if (!afcd_sb_grow(&d->c, &d->sb_grow, q.n_active, d->sc.samples, rate, now_ns))
 		return 0;
-	d->sb_grown_ns = now_ns;
-	d->sb_grows++;
 	return bpf_map__update_elem(d->skel->maps.afcd_cfg, &d->slot, 4, &d->c, sizeof(d->c),
 				    BPF_ANY);
 }
@@ -335,7 +332,7 @@ int afcd_drive_read(struct afcd_drive *d, struct afcd_drive_stats *s)
 	s->run_ns = d->run_ns;
 	s->memlock_bytes = memlock_of(d);
 	s->sb_size = d->c.sb_size;
-	s->sb_grows = d->sb_grows;
+	s->sb_grows = d->sb_grow.grows;
 	return 0;
 }
 

@@ -170,6 +170,10 @@ def one(scheme, row, a):
             # m_i at its end (`afcd stats -j`'s queue.aggregates): overflow,
             # mice (m_i only), unclassified
             "aggregates": q.get("aggregates"),
+            # the shadow buffer's size at the end and the scans that grew
+            # it (sb_grow; None for the baselines)
+            "sb_size": ((res.get("afcd_stats") or {}).get("estimates") or {}).get("sb_size"),
+            "sb_grows": ((res.get("afcd_stats") or {}).get("estimates") or {}).get("sb_grows"),
             "bpf_ns_per_pkt": (res.get("bpf_cost") or {}).get("ns_per_pkt"),
             "sim_wall_s": res["wall_s"],
             "wall_s": wall, "ns3_version": res["ns3_version"],
@@ -207,9 +211,10 @@ def line(r):
     d = r["backlog_delay_ms"] or {}
     other = ("%6.1f" % r["churn_mbps"] if r["churn_flows"] else
              "%6.2f" % r["flood_shares"] if r["flood_shares"] is not None else "%6s" % "-")
-    return ("    %-8s %-8d %-8s %.3f  %6.1f/%6.1f/%6.1f %-5d %s  %.3f  %5.1f/%5.1f  %-9s "
+    return ("    %-8s %-8d %-8s %-6s %.3f  %6.1f/%6.1f/%6.1f %-5d %s  %.3f  %5.1f/%5.1f  %-9s "
             "%-6s %-6.0f %s" % (r["scheme"], r["churn_flows"],
-                                r["table"] or "%sb" % (r.get("fq_buckets") or "-"), r["jain"], min(g),
+                                r["table"] or "%sb" % (r.get("fq_buckets") or "-"),
+                                r.get("sb_size") or "-", r["jain"], min(g),
                                 sum(g) / len(g), max(g), r["starved"], other,
                                 r["utilization"], d.get("p50") or 0, d.get("p99") or 0,
                                 r["flows_made"] if r["flows_made"] is not None else "-",
@@ -305,7 +310,7 @@ def main(argv=None):
               a.churn_mbit, a.flood, a.sndbuf or "afcd-sim's", a.mtu,
               " ".join("%s %s" % kv for kv in a.param) or "default parameters",
               ns3.NS3_VERSION, a.jobs))
-    print("    algo     churn    table    jain   cubic min/mean/max  starv churn/flood shares"
+    print("    algo     churn    table    ring   jain   cubic min/mean/max  starv churn/flood shares"
           "  util   backlog p50/p99 ms  entries   BPF ns wall s")
     out = []
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:

@@ -2132,14 +2132,28 @@ static void test_high_climb(void)
 	CHECK_EQ(q.high_since_ns, 1200 * MS | 1);
 }
 
-/* sb_grow: the ring grows by a quarter past 45 % of its slots in entities,
- * only full, once a window, for afcd and fall, with a derived
- * sample_bytes of at least an MTU; and a crowd of N equal flows (N (1 -
- * e^(-S/N)) entities in S slots) settles at 1.88-2.35 slots a flow. */
+/* One scan of afcd_sb_grow() on a fresh state, twice a window apart: the
+ * first starts the wait, the second decides. */
+static int grow_after_window(struct afcd_config *c, __s32 n, __u32 samples, __u64 rate)
+{
+	struct afcd_sb_grow_state g = {0};
+	__u64 t = 10 * AFCD_NSEC_PER_SEC;
+
+	if (afcd_sb_grow(c, &g, n, samples, rate, t))
+		return -1;                      /* never at the first scan */
+	return afcd_sb_grow(c, &g, n, samples, rate, t + c->window_ns);
+}
+
+/* sb_grow: the ring grows by a quarter once it has been full and over 45 %
+ * of its slots in entities at every scan for a window, for afcd and fall,
+ * with a derived sample_bytes of at least an MTU; and a crowd of N equal
+ * flows (N (1 - e^(-S/N)) entities in S slots) settles at 1.88-2.35
+ * slots a flow. */
 static void test_sb_grow(void)
 {
 	struct afcd_config c, d;
-	const __u64 G = 1000000000ULL, now = 10 * G;
+	struct afcd_sb_grow_state g = {0};
+	const __u64 G = 1000000000ULL, t = 10 * G;
 	static const __u32 crowds[] = { 1000, 1100, 2000, 5000, 10000, 14000, 17000 };
 	unsigned i;
 
@@ -2149,54 +2163,67 @@ static void test_sb_grow(void)
 	CHECK_EQ(c.sample_bytes, 62500);
 	/* 900 entities of 2,000 slots: 45 %, not more */
 	d = c;
-	CHECK_EQ(afcd_sb_grow(&d, 900, 2000, G, now, 0), 0);
-	CHECK_EQ(afcd_sb_grow(&d, 901, 2000, G, now, 0), 1);
+	CHECK_EQ(grow_after_window(&d, 900, 2000, G), 0);
+	CHECK_EQ(grow_after_window(&d, 901, 2000, G), 1);
 	CHECK_EQ(d.sb_size, 2500);
 	CHECK_EQ(d.sample_bytes, 50000);               /* derived again */
-	/* not while the ring fills, nor within a window of the last growth */
+	/* over at every scan for a window: a scan under it starts again */
 	d = c;
-	CHECK_EQ(afcd_sb_grow(&d, 1500, 1999, G, now, 0), 0);
-	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, G, now, now - G + 1), 0);
-	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, G, now, now - G), 1);
-	/* not without the flag, a rate, or with a sample_bytes given */
+	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2000, G, t), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2000, G, t + G / 2), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 800, 2000, G, t + G / 2 + 1), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2000, G, t + G), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2000, G, t + 2 * G - 1), 0);
+	CHECK_EQ(d.sb_size, 2000);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2000, G, t + 2 * G), 1);
+	CHECK_EQ(g.grows, 1);
+	/* the ring just grown is not full: the wait starts over once it is */
+	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2000, G, t + 3 * G), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2500, G, t + 3 * G + 1), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2500, G, t + 4 * G), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2500, G, t + 4 * G + 1), 1);
+	CHECK_EQ(d.sb_size, 3125);
+	/* not while the ring fills, without the flag, a rate, or with a
+	 * sample_bytes given */
 	d = c;
+	CHECK_EQ(grow_after_window(&d, 1500, 1999, G), 0);
 	d.flags &= ~AFCD_F_SB_GROW;
-	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, G, now, 0), 0);
+	CHECK_EQ(grow_after_window(&d, 1500, 2000, G), 0);
 	d = c;
-	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, 0, now, 0), 0);
+	CHECK_EQ(grow_after_window(&d, 1500, 2000, 0), 0);
 	d.sample_bytes = 1514;
-	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, G, now, 0), 0);
+	CHECK_EQ(grow_after_window(&d, 1500, 2000, G), 0);
 	CHECK_EQ(d.sb_size, 2000);
 	/* a qdisc without a rate (sample_bytes from the measured link rate) */
 	d = c;
 	d.rate_bps = 0;
 	d.flags |= AFCD_F_SAMPLE_AUTO;
 	d.sample_bytes = 70000;                         /* within the loader's 2x */
-	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, G, now, 0), 1);
+	CHECK_EQ(grow_after_window(&d, 1500, 2000, G), 1);
 	CHECK_EQ(d.sample_bytes, 50000);
 	CHECK_EQ(d.rate_bps, 0);
 	/* only the algos that judge each flow by the ring */
 	afcd_config_defaults(&d, AFCD_ALGO_FALL, G);
-	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, G, now, 0), 1);
+	CHECK_EQ(grow_after_window(&d, 1500, 2000, G), 1);
 	afcd_config_defaults(&d, AFCD_ALGO_AFD, G);
-	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, G, now, 0), 0);
+	CHECK_EQ(grow_after_window(&d, 1500, 2000, G), 0);
 	afcd_config_defaults(&d, AFCD_ALGO_CODEL, G);
-	CHECK_EQ(afcd_sb_grow(&d, 1500, 2000, G, now, 0), 0);
+	CHECK_EQ(grow_after_window(&d, 1500, 2000, G), 0);
 	/* the bound: a derived sample_bytes of at least an MTU (100 Mbit/s,
 	 * 1 s: 8,256 slots), and AFCD_SB_SIZE_MAX */
 	afcd_config_defaults(&d, AFCD_ALGO_AFCD, 100000000ULL);
 	d.sb_size = 7000;
 	d.sample_bytes = afcd_default_sample_bytes(&d);
-	CHECK_EQ(afcd_sb_grow(&d, 6999, 7000, 100000000ULL, now, 0), 1);
+	CHECK_EQ(grow_after_window(&d, 6999, 7000, 100000000ULL), 1);
 	CHECK_EQ(d.sb_size, 8256);
 	CHECK(d.sample_bytes >= d.mtu_bytes, "sample_bytes %llu", (unsigned long long)d.sample_bytes);
-	CHECK_EQ(afcd_sb_grow(&d, 8000, 8256, 100000000ULL, now, 0), 0);
+	CHECK_EQ(grow_after_window(&d, 8000, 8256, 100000000ULL), 0);
 	d = c;
 	d.sb_size = 30000;
 	d.sample_bytes = afcd_default_sample_bytes(&d);
-	CHECK_EQ(afcd_sb_grow(&d, 20000, 30000, G, now, 0), 1);
+	CHECK_EQ(grow_after_window(&d, 20000, 30000, G), 1);
 	CHECK_EQ(d.sb_size, AFCD_SB_SIZE_MAX);
-	CHECK_EQ(afcd_sb_grow(&d, 30000, AFCD_SB_SIZE_MAX, G, now, 0), 0);
+	CHECK_EQ(grow_after_window(&d, 30000, AFCD_SB_SIZE_MAX, G), 0);
 	/* crowds of equal flows from the default ring */
 	for (i = 0; i < sizeof(crowds) / sizeof(crowds[0]); i++) {
 		double n = crowds[i], slots;
@@ -2206,7 +2233,7 @@ static void test_sb_grow(void)
 		for (;;) {
 			__s32 active = (__s32)(n * (1 - exp(-(double)d.sb_size / n)));
 
-			if (!afcd_sb_grow(&d, active, d.sb_size, G, now + steps * G, 0))
+			if (grow_after_window(&d, active, d.sb_size, G) != 1)
 				break;
 			steps++;
 		}
