@@ -111,6 +111,8 @@ size_t prom_render(char *b, size_t n, const char *dev, const struct snapshot *s)
 		{ "active_flows", "gauge", "N, flows with samples in the shadow buffer.",
 		  (double)q->n_active },
 		{ "fair_share_samples", "gauge", "m_fair in shadow-buffer samples.", (double)m_fair },
+		{ "shadow_buffer_slots", "gauge", "sb_size, the shadow buffer's slots now "
+		  "(sb_grow grows it).", (double)s->c.sb_size },
 		{ "global_target_seconds", "gauge", "FaLL global target delay RTT/sqrt(N).",
 		  (double)gt / 1e9 },
 		{ "rate_bytes_per_second", "gauge", "Drain rate: the rate parameter / 8, or without "

@@ -94,14 +94,15 @@
  * flows. Default 2000 (Table 3.1). */
 #define AFCD_SB_SIZE_MAX     32768
 #define AFCD_SB_SIZE_DEFAULT 2000
-/* sb_grow: the ring grows once its entities hold more than this share of
- * its slots, in thousandths. N equal flows in S slots leave
- * N (1 - e^(-S/N)) of them with a sample: 0.45 S at S = 1.88N, so the
- * ring grows below about 1.9 slots a flow and, by a quarter a step,
- * settles between 1.9 and 2.35: about two a flow judge a crowd and hold
- * a flood beside it, three let the flood through the policer's gate
+/* sb_grow: the ring grows once its entities hold more than
+ * AFCD_SB_GROW_AT_MILLI thousandths of its slots, to AFCD_SB_GROW_TO_MILLI
+ * thousandths of a slot a flow. N equal flows in S slots leave
+ * N (1 - e^(-S/N)) of them with a sample: 0.45 S at S = 1.88 N, 0.40 S at
+ * 2.2 N, 1 - 1/e of S at S = N. About two slots a flow judge a crowd and
+ * hold a flood beside it; three let the flood through the policer's gate
  * (docs/PERFORMANCE.md, crowds). */
 #define AFCD_SB_GROW_AT_MILLI 450
+#define AFCD_SB_GROW_TO_MILLI 2200
 /* Entries of afcd_sb_count, all interfaces together: twice the largest
  * ring (an entry per entity with samples; 72 bytes of kernel memory an
  * entry). Past it a sample still takes its slot but its entity's count is
@@ -314,12 +315,13 @@ enum afcd_cfg_flags {
 	 * at afcd_queue.link_bps) whenever it moves by more than 2x */
 	AFCD_F_SAMPLE_AUTO  = 1u << 9,
 	/* sb_grow (afcd, fall; default on). Loader bookkeeping, ignored by
-	 * the datapath: the loader's scan grows sb_size by a quarter, in place,
-	 * while the ring's entities (afcd_queue.n_active) fill more than
-	 * AFCD_SB_GROW_AT_MILLI of its slots (fewer than about two slots an
+	 * the datapath: the loader's scan grows sb_size in place, toward
+	 * AFCD_SB_GROW_TO_MILLI slots a flow, once the ring's entities
+	 * (afcd_queue.n_active) have filled more than AFCD_SB_GROW_AT_MILLI
+	 * of its slots for a window (fewer than about two slots an
 	 * entity, where the crowd's fair share falls toward one sample and the
-	 * per-flow law stops telling flows apart, LIMITS.md), at most once a
-	 * window, up to AFCD_SB_SIZE_MAX and only while a derived sample_bytes
+	 * per-flow law stops telling flows apart, LIMITS.md), up to
+	 * AFCD_SB_SIZE_MAX and only while a derived sample_bytes
 	 * stays at least one MTU (the ring keeps covering `window` of the
 	 * link, no more). Never shrinks it (afcd_sb_grow(), afcd_config.h) */
 	AFCD_F_SB_GROW      = 1u << 10,

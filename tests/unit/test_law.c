@@ -2144,11 +2144,12 @@ static int grow_after_window(struct afcd_config *c, __s32 n, __u32 samples, __u6
 	return afcd_sb_grow(c, &g, n, samples, rate, t + c->window_ns);
 }
 
-/* sb_grow: the ring grows by a quarter once it has been full and over 45 %
- * of its slots in entities at every scan for a window, for afcd and fall,
- * with a derived sample_bytes of at least an MTU; and a crowd of N equal
- * flows (N (1 - e^(-S/N)) entities in S slots) settles at 1.88-2.35
- * slots a flow. */
+/* sb_grow: the ring grows once it has been full and over 45 % of its
+ * slots in entities at every scan for a window, for afcd and fall, with a
+ * derived sample_bytes of at least an MTU, to 2.2 slots a flow for the
+ * flows its entities say, at most twice its size; a crowd of N equal flows
+ * (N (1 - e^(-S/N)) entities in S slots) settles at 1.88-2.2 slots a flow
+ * within five steps. */
 static void test_sb_grow(void)
 {
 	struct afcd_config c, d;
@@ -2165,8 +2166,15 @@ static void test_sb_grow(void)
 	d = c;
 	CHECK_EQ(grow_after_window(&d, 900, 2000, G), 0);
 	CHECK_EQ(grow_after_window(&d, 901, 2000, G), 1);
-	CHECK_EQ(d.sb_size, 2500);
-	CHECK_EQ(d.sample_bytes, 50000);               /* derived again */
+	/* 0.4505 of the slots: 1.882 slots a flow, so 2.2 x 2000 / 1.882 */
+	CHECK(d.sb_size >= 2335 && d.sb_size <= 2341, "%u", d.sb_size);
+	CHECK_EQ(d.sample_bytes, 125000000ULL / d.sb_size);   /* derived again */
+	CHECK(fabs(afcd_sb_slots_a_flow((1 - exp(-1.5)) / 1.5) - 1.5) < 1e-6, "x 1.5");
+	CHECK_EQ(afcd_sb_slots_a_flow(0.7), 1.0);
+	/* N >= S: twice the ring, no more */
+	d = c;
+	CHECK_EQ(grow_after_window(&d, 2000, 2000, G), 1);
+	CHECK_EQ(d.sb_size, 4000);
 	/* over at every scan for a window: a scan under it starts again */
 	d = c;
 	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2000, G, t), 0);
@@ -2177,12 +2185,13 @@ static void test_sb_grow(void)
 	CHECK_EQ(d.sb_size, 2000);
 	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2000, G, t + 2 * G), 1);
 	CHECK_EQ(g.grows, 1);
+	CHECK_EQ(d.sb_size, 4000);
 	/* the ring just grown is not full: the wait starts over once it is */
-	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2000, G, t + 3 * G), 0);
-	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2500, G, t + 3 * G + 1), 0);
-	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2500, G, t + 4 * G), 0);
-	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2500, G, t + 4 * G + 1), 1);
-	CHECK_EQ(d.sb_size, 3125);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 2000, 2000, G, t + 3 * G), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 2000, 4000, G, t + 3 * G + 1), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 2000, 4000, G, t + 4 * G), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 2000, 4000, G, t + 4 * G + 1), 1);
+	CHECK(d.sb_size > 4000 && d.sb_size < 8000, "%u", d.sb_size);
 	/* not while the ring fills, without the flag, a rate, or with a
 	 * sample_bytes given */
 	d = c;
@@ -2200,7 +2209,7 @@ static void test_sb_grow(void)
 	d.flags |= AFCD_F_SAMPLE_AUTO;
 	d.sample_bytes = 70000;                         /* within the loader's 2x */
 	CHECK_EQ(grow_after_window(&d, 1500, 2000, G), 1);
-	CHECK_EQ(d.sample_bytes, 50000);
+	CHECK_EQ(d.sample_bytes, 125000000ULL / d.sb_size);
 	CHECK_EQ(d.rate_bps, 0);
 	/* only the algos that judge each flow by the ring */
 	afcd_config_defaults(&d, AFCD_ALGO_FALL, G);
@@ -2238,8 +2247,8 @@ static void test_sb_grow(void)
 			steps++;
 		}
 		slots = d.sb_size / n;
-		CHECK(steps <= 13, "steps %d", steps);
-		CHECK((slots >= 1.88 && slots <= 2.35) ||
+		CHECK(steps <= 5, "steps %d", steps);
+		CHECK((slots >= 1.88 && slots <= 2.21) ||
 		      (d.sb_size == AFCD_SB_SIZE_MAX && slots >= 1.88) ||
 		      (n <= 1063 && d.sb_size == 2000),
 		      "%u flows: %u slots (%.2f a flow)", crowds[i], d.sb_size, slots);
