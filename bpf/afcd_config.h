@@ -13,8 +13,6 @@
 #ifndef AFCD_CONFIG_H
 #define AFCD_CONFIG_H
 
-#include <math.h>
-
 #include "afcd_maps.h"
 
 /* sample_bytes for a config's rate, window, sb_size and mtu: rate/8 *
@@ -32,59 +30,33 @@ static inline __u64 afcd_default_sample_bytes(const struct afcd_config *c)
 
 /* What afcd_sb_grow() keeps between the scans of one interface. */
 struct afcd_sb_grow_state {
-	__u64 over_since_ns;    /* the first scan of the present run over the threshold */
-	__u32 over;             /* 1: the last scan was over it (over_since_ns holds) */
+	__u64 over_since_ns;    /* the first scan of the present run short of slots */
+	__u32 over;             /* 1: the last scan was short (over_since_ns holds) */
 	__u32 grows;            /* growths so far */
 };
 
-/* The slots a flow, x = S / N, of a ring of S slots shared by N equal
- * flows whose entities fill f of its slots: f = (1 - e^(-x)) / x, which
- * falls from 1 at x = 0 through 1 - 1/e at x = 1; for f in
- * (AFCD_SB_GROW_AT_MILLI / 1000, 1 - 1/e), x in (1, 1.88) by bisection
- * (40 steps); 1 for f at or above 1 - 1/e (N >= S: x is at most 1 and
- * the count cannot tell how far below). */
-static inline double afcd_sb_slots_a_flow(double f)
-{
-	double lo = 1.0, hi = 4.0, x;
-	int i;
-
-	if (f >= 1.0 - exp(-1.0))
-		return 1.0;
-	for (i = 0; i < 40; i++) {
-		x = (lo + hi) / 2;
-		if ((1.0 - exp(-x)) / x > f)
-			lo = x;
-		else
-			hi = x;
-	}
-	return (lo + hi) / 2;
-}
-
-/* sb_grow (AFCD_F_SB_GROW): a scan's decision on the ring's size. n_active:
- * the entities with samples in the ring (afcd_queue.n_active); samples:
- * the samples it holds (struct afcd_scan.samples); rate_bps: the config's
- * rate, or the qdisc's measured link rate (0 = unknown); now_ns: the
- * scan's time. The ring is over its threshold when all of these hold: the
- * flag and an algo that judges each flow's share by it (AFCD_T_FAIR, not
- * AFD's law: the project's afcd and fall); a full ring (samples >=
- * sb_size, so that N describes the ring's present size); n_active above
- * AFCD_SB_GROW_AT_MILLI of sb_size; sample_bytes derived from the rate
- * (afcd_default_sample_bytes(), or the loader's AFCD_F_SAMPLE_AUTO), not
- * given; and room to grow: a derived sample_bytes of at least one MTU at
- * a larger size (rate/8 * window / sb_size >= mtu: the ring covers
- * `window` of the link, not more). Once it has been over at every scan
- * for a window (a crowd's N, not its noise, decides; a ring just grown is
- * not full, which starts the wait again) it grows to AFCD_SB_GROW_TO_MILLI
- * slots a flow for the flows its entities say (afcd_sb_slots_a_flow():
- * twice its size while they fill 1 - 1/e or more, so at most twice), at
- * most AFCD_SB_SIZE_MAX and that bound. Returns 1 with c's sb_size and
+/* sb_grow (AFCD_F_SB_GROW): a scan's decision on the ring's size. crowd:
+ * the interface's flows of their own that sent within a window, from the
+ * GC's last walk (afcd_in_crowd(); the flows the ring has to judge one by
+ * one); rate_bps: the config's rate, or the qdisc's measured link rate
+ * (0 = unknown); now_ns: the scan's time. The ring is short when all of
+ * these hold: the flag and an algo that judges each flow's share by it
+ * (AFCD_T_FAIR, not AFD's law: the project's afcd and fall); fewer than
+ * AFCD_SB_GROW_AT_MILLI thousandths of a slot a flow of the crowd;
+ * sample_bytes derived from the rate (afcd_default_sample_bytes(), or the
+ * loader's AFCD_F_SAMPLE_AUTO), not given; and room to grow: a derived
+ * sample_bytes of at least one MTU at a larger size (rate/8 * window /
+ * sb_size >= mtu: the ring covers `window` of the link, not more). Once it
+ * has been short at every scan for a window (a crowd, not a moment of one)
+ * it grows to AFCD_SB_GROW_TO_MILLI thousandths of a slot a flow, at most
+ * AFCD_SB_SIZE_MAX and that bound. Returns 1 with c's sb_size and
  * sample_bytes (derived again at rate_bps) set for the new ring, else 0
  * and c untouched. The ring grows in place: the datapath's head runs free
  * (afcd_sb_sample() takes head % sb_size) and the slots past the old size
  * are empty, so every sample keeps its count and leaves when its slot is
  * next written (loader/slots.c restarts a ring only when it shrinks). */
 static inline int afcd_sb_grow(struct afcd_config *c, struct afcd_sb_grow_state *g,
-			       __s32 n_active, __u32 samples, __u64 rate_bps, __u64 now_ns)
+			       __u32 crowd, __u64 rate_bps, __u64 now_ns)
 {
 	struct afcd_algo_row row = afcd_algo_row(c->algo);
 	struct afcd_config t = *c;
@@ -96,8 +68,8 @@ static inline int afcd_sb_grow(struct afcd_config *c, struct afcd_sb_grow_state 
 	if (bound > AFCD_SB_SIZE_MAX)
 		bound = AFCD_SB_SIZE_MAX;
 	if (!(c->flags & AFCD_F_SB_GROW) || !(row.traits & AFCD_T_FAIR) ||
-	    row.law == AFCD_LAW_AFD || !rate_bps || !c->sb_size || samples < c->sb_size ||
-	    n_active <= 0 || (__u64)n_active * 1000 <= (__u64)c->sb_size * AFCD_SB_GROW_AT_MILLI ||
+	    row.law == AFCD_LAW_AFD || !rate_bps || !c->sb_size ||
+	    (__u64)c->sb_size * 1000 >= (__u64)crowd * AFCD_SB_GROW_AT_MILLI ||
 	    (!(c->flags & AFCD_F_SAMPLE_AUTO) && c->sample_bytes != afcd_default_sample_bytes(&t)) ||
 	    bound < c->sb_size + 1) {
 		g->over = 0;
@@ -111,14 +83,9 @@ static inline int afcd_sb_grow(struct afcd_config *c, struct afcd_sb_grow_state 
 		return 0;
 	g->over = 0;
 	g->grows++;
-	want = (double)c->sb_size * (AFCD_SB_GROW_TO_MILLI / 1000.0) /
-	       afcd_sb_slots_a_flow((double)n_active / c->sb_size);
-	if (want > 2.0 * c->sb_size)
-		want = 2.0 * c->sb_size;
+	want = (double)crowd * AFCD_SB_GROW_TO_MILLI / 1000.0;
 	if (want > bound)
 		want = bound;
-	if (want < c->sb_size + 1)
-		want = c->sb_size + 1;
 	t.sb_size = (__u32)want;
 	c->sb_size = t.sb_size;
 	c->sample_bytes = afcd_default_sample_bytes(&t);

@@ -32,6 +32,7 @@
 #define AFCD_INLINE static __always_inline
 #include "afcd_maps.bpf.h"
 #include "afcd_ctl.h"
+#include "afcd_decide.h"
 
 #define AFCD_CLOCK_MONOTONIC 1
 #define AFCD_ENOENT 2
@@ -137,15 +138,20 @@ stop:
 
 /* GC: bpf_for_each_map_elem over the flow map. */
 struct afcd_gc_ctx {
-	__u64 now_ns, idle_ns, deleted;
-	__u32 ifindex;
+	__u64 now_ns, idle_ns, deleted, window_ns;
+	__u32 ifindex, crowd;
 };
 
 static long afcd_gc_one(void *map, __u64 *id, struct afcd_flow *f, struct afcd_gc_ctx *g)
 {
-	if (f->key.ifindex == g->ifindex && afcd_gc_idle(f, g->now_ns, g->idle_ns) &&
-	    !bpf_map_delete_elem(map, id))
-		g->deleted++;
+	if (f->key.ifindex != g->ifindex)
+		return 0;
+	if (afcd_gc_idle(f, g->now_ns, g->idle_ns)) {
+		if (!bpf_map_delete_elem(map, id))
+			g->deleted++;
+	} else if (g->window_ns && afcd_in_crowd(f, g->now_ns, g->window_ns)) {
+		g->crowd++;
+	}
 	return 0;
 }
 
@@ -187,9 +193,14 @@ AFCD_INLINE int afcd_ctl_op(struct afcd_ctl_args *a)
 		break;
 	case AFCD_CTL_GC: {
 		struct afcd_gc_ctx g = { .now_ns = now, .idle_ns = a->idle_ns, .ifindex = ifindex };
+		__u32 cslot = 0;
+		struct afcd_config *c = afcd_cfg_of(ifindex, &cslot);
 
+		if (c)
+			g.window_ns = c->window_ns;
 		bpf_for_each_map_elem(&afcd_flows, afcd_gc_one, &g, 0);
 		a->deleted = g.deleted;
+		a->crowd = g.crowd;
 		err = 0;
 		break;
 	}

@@ -193,6 +193,18 @@ AFCD_INLINE int afcd_flow_young(__u32 born, __u64 now_ns, __u64 window_ns)
 		       (__u32)(window_ns >> AFCD_BORN_SHIFT) + 1;
 }
 
+/* Is flow-state entry f one of the interface's crowd at now_ns, for
+ * sb_grow (afcd_sb_grow(), bpf/afcd_config.h): a flow of its own (an entry
+ * of a flow, not an aggregate, born at least window_ns ago: no mouse by its
+ * age) that sent within window_ns (a last packet after now, another CPU's,
+ * counts). Counted by the GC's walk (bpf/afcd_ctl.bpf.c, loader/scan.c),
+ * once a GC period. */
+AFCD_INLINE int afcd_in_crowd(const struct afcd_flow *f, __u64 now_ns, __u64 window_ns)
+{
+	return f->born && !afcd_flow_young(f->born, now_ns, window_ns) &&
+	       (f->last_seen_ns >= now_ns || now_ns - f->last_seen_ns <= window_ns);
+}
+
 /* A flow's tag in the flow memory (struct afcd_seen.tag, maps/afcd_maps.h)
  * for flow id id (afcd_flow_id()): its high 32 bits, never 0 (0 marks an
  * empty slot); the slot is the id's low bits. */

@@ -352,7 +352,8 @@ static int attach_run(struct attach *a)
 		a->ticks++;
 		now = now_ns();
 		if (now - ls->last_gc_ns >= AFCD_GC_PERIOD_NS) {
-			ls->sc.gc_deleted += gc_flows(&a->p, ls->ctl, a->ifindex, a->ro.gc_idle_ns);
+			ls->sc.gc_deleted += gc_flows(&a->p, ls->ctl, a->ifindex, a->ro.gc_idle_ns,
+						      &ls->crowd);
 			ls->last_gc_ns = now;
 		}
 		if (a->ro.duration_s > 0 && (double)(now - a->start_ns) / 1e9 >= a->ro.duration_s)

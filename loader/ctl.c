@@ -75,11 +75,13 @@ int ctl_disarm(struct afcd_ctl_bpf *ctl, __u32 slot)
 	return ctl_run(ctl, &a);
 }
 
-int ctl_gc(struct afcd_ctl_bpf *ctl, __u32 ifindex, __u64 idle_ns, unsigned long long *deleted)
+int ctl_gc(struct afcd_ctl_bpf *ctl, __u32 ifindex, __u64 idle_ns, unsigned long long *deleted,
+	   __u32 *crowd)
 {
 	struct afcd_ctl_args a = { .op = AFCD_CTL_GC, .ifindex = ifindex, .idle_ns = idle_ns };
 	int err = ctl_run(ctl, &a);
 
 	*deleted = err ? 0 : a.deleted;
+	*crowd = err ? 0 : a.crowd;
 	return err;
 }

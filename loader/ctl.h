@@ -25,7 +25,9 @@ int ctl_arm(struct afcd_ctl_bpf *ctl, __u32 ifindex, __u32 slot);
 int ctl_disarm(struct afcd_ctl_bpf *ctl, __u32 slot);
 
 /* Delete ifindex's flow state idle for more than idle_ns with no sample
- * left in the shadow buffer; how many in *deleted. */
-int ctl_gc(struct afcd_ctl_bpf *ctl, __u32 ifindex, __u64 idle_ns, unsigned long long *deleted);
+ * left in the shadow buffer; how many in *deleted, and the flows of its
+ * crowd (afcd_in_crowd(), for sb_grow) in *crowd. */
+int ctl_gc(struct afcd_ctl_bpf *ctl, __u32 ifindex, __u64 idle_ns, unsigned long long *deleted,
+	   __u32 *crowd);
 
 #endif /* AFCD_CTL_LOADER_H */

@@ -12,6 +12,7 @@
 
 #include "afcd_config.h"
 #include "afcd_ctl.h"
+#include "afcd_decide.h"
 #include "ctl.h"
 #include "log.h"
 #include "scan.h"
@@ -19,27 +20,36 @@
 #include "tc.h"
 
 struct gc_arg {
-	__u64 now_ns, idle_ns;
+	__u64 now_ns, idle_ns, window_ns;
 	unsigned long long deleted;
+	__u32 crowd;
 };
 
 static void gc_one(int fd, __u64 id, struct afcd_flow *f, void *arg)
 {
 	struct gc_arg *g = arg;
 
-	if (afcd_gc_idle(f, g->now_ns, g->idle_ns) && !bpf_map_delete_elem(fd, &id))
-		g->deleted++;
+	if (afcd_gc_idle(f, g->now_ns, g->idle_ns)) {
+		if (!bpf_map_delete_elem(fd, &id))
+			g->deleted++;
+	} else if (g->window_ns && afcd_in_crowd(f, g->now_ns, g->window_ns)) {
+		g->crowd++;
+	}
 }
 
 unsigned long long gc_flows(struct pins *p, struct afcd_ctl_bpf *ctl, __u32 ifindex,
-				   __u64 idle_ns)
+			    __u64 idle_ns, __u32 *crowd)
 {
 	struct gc_arg g = { .now_ns = now_ns(), .idle_ns = idle_ns };
 	unsigned long long n = 0;
+	struct afcd_config c;
 
-	if (ctl && !ctl_gc(ctl, ifindex, idle_ns, &n))
+	if (ctl && !ctl_gc(ctl, ifindex, idle_ns, &n, crowd))
 		return n;
+	if (!cfg_lookup(p, ifindex, &c))
+		g.window_ns = c.window_ns;
 	flows_each(p, ifindex, gc_one, &g);
+	*crowd = g.crowd;
 	return g.deleted;
 }
 
@@ -141,7 +151,7 @@ static void sample_auto(struct pins *p, __u32 ifindex, const struct afcd_config 
 }
 
 /* AFCD_F_SB_GROW: grow the ring in place by afcd_sb_grow()'s rule, for the
- * scan just made (ls->sc) and the queue's N; written only if the config
+ * GC's last count of the crowd (ls->crowd); written only if the config
  * under the pins' lock is still the one decided on (an `afcd set` in
  * between wins). */
 static void sb_grow(struct pins *p, __u32 ifindex, const struct afcd_config *c,
@@ -151,16 +161,16 @@ static void sb_grow(struct pins *p, __u32 ifindex, const struct afcd_config *c,
 	__u32 from = c->sb_size;
 	int lock;
 
-	if (!afcd_sb_grow(&t, &ls->sb_grow, q->n_active, ls->sc.samples, afcd_rate_of(c, q),
-			  now))
+	if (!afcd_sb_grow(&t, &ls->sb_grow, ls->crowd, afcd_rate_of(c, q), now))
 		return;
 	lock = pins_lock();
 	if (lock < 0)
 		return;
 	if (!cfg_lookup(p, ifindex, &cur) && !memcmp(&cur, c, sizeof(cur)) &&
 	    !config_write_locked(p, ifindex, &t)) {
-		pr_info("shadow buffer %u -> %u slots (%d entities with samples), sample_bytes %llu",
-			from, t.sb_size, q->n_active, (unsigned long long)t.sample_bytes);
+		pr_info("shadow buffer %u -> %u slots (%u flows sent within the window), "
+			"sample_bytes %llu", from, t.sb_size, ls->crowd,
+			(unsigned long long)t.sample_bytes);
 	}
 	pins_unlock(lock);
 }

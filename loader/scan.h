@@ -47,6 +47,7 @@ struct loop_state {
 	__u64 last_check_ns;       /* last full check of the pins and the hook */
 	struct { __u64 dev, ino, mtime_ns, ctime_ns; } pin_dir; /* AFCD_PIN_DIR then */
 	struct afcd_sb_grow_state sb_grow; /* afcd_sb_grow()'s state between scans */
+	__u32 crowd;               /* the GC's last count of the crowd (afcd_in_crowd()) */
 };
 
 /* The full check of the pins and of the hook runs at least this often,
@@ -81,8 +82,9 @@ void scan_claim_locked(struct pins *p, __u32 slot, struct loop_state *ls);
 
 /* Delete ifindex's flow state idle for more than idle_ns with no sample
  * left in the shadow buffer: in the kernel through the control program
- * when ctl is not NULL, else from user space in batches. How many. */
+ * when ctl is not NULL, else from user space in batches. How many; the
+ * flows of its crowd (afcd_in_crowd(), for sb_grow) in *crowd. */
 unsigned long long gc_flows(struct pins *p, struct afcd_ctl_bpf *ctl, __u32 ifindex,
-			    __u64 idle_ns);
+			    __u64 idle_ns, __u32 *crowd);
 
 #endif /* AFCD_SCAN_H */

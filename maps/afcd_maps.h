@@ -94,14 +94,12 @@
  * flows. Default 2000 (Table 3.1). */
 #define AFCD_SB_SIZE_MAX     32768
 #define AFCD_SB_SIZE_DEFAULT 2000
-/* sb_grow: the ring grows once its entities hold more than
- * AFCD_SB_GROW_AT_MILLI thousandths of its slots, to AFCD_SB_GROW_TO_MILLI
- * thousandths of a slot a flow. N equal flows in S slots leave
- * N (1 - e^(-S/N)) of them with a sample: 0.45 S at S = 1.88 N, 0.40 S at
- * 2.2 N, 1 - 1/e of S at S = N. About two slots a flow judge a crowd and
- * hold a flood beside it; three let the flood through the policer's gate
+/* sb_grow: the ring grows once it has fewer than AFCD_SB_GROW_AT_MILLI
+ * thousandths of a slot a flow of the crowd (afcd_in_crowd()), to
+ * AFCD_SB_GROW_TO_MILLI. About two slots a flow judge a crowd and hold a
+ * flood beside it; three let the flood through the policer's gate
  * (docs/PERFORMANCE.md, crowds). */
-#define AFCD_SB_GROW_AT_MILLI 450
+#define AFCD_SB_GROW_AT_MILLI 1900
 #define AFCD_SB_GROW_TO_MILLI 2200
 /* Entries of afcd_sb_count, all interfaces together: twice the largest
  * ring (an entry per entity with samples; 72 bytes of kernel memory an
@@ -315,12 +313,12 @@ enum afcd_cfg_flags {
 	 * at afcd_queue.link_bps) whenever it moves by more than 2x */
 	AFCD_F_SAMPLE_AUTO  = 1u << 9,
 	/* sb_grow (afcd, fall; default on). Loader bookkeeping, ignored by
-	 * the datapath: the loader's scan grows sb_size in place, toward
-	 * AFCD_SB_GROW_TO_MILLI slots a flow, once the ring's entities
-	 * (afcd_queue.n_active) have filled more than AFCD_SB_GROW_AT_MILLI
-	 * of its slots for a window (fewer than about two slots an
-	 * entity, where the crowd's fair share falls toward one sample and the
-	 * per-flow law stops telling flows apart, LIMITS.md), up to
+	 * the datapath: the loader's scan grows sb_size in place to
+	 * AFCD_SB_GROW_TO_MILLI slots a flow of the crowd (the GC's count of
+	 * flows of their own that sent within a window, afcd_in_crowd()) once
+	 * it has had fewer than AFCD_SB_GROW_AT_MILLI for a window (below
+	 * about two slots a flow the crowd's fair share falls toward one
+	 * sample and the per-flow law stops telling flows apart, LIMITS.md), up to
 	 * AFCD_SB_SIZE_MAX and only while a derived sample_bytes
 	 * stays at least one MTU (the ring keeps covering `window` of the
 	 * link, no more). Never shrinks it (afcd_sb_grow(), afcd_config.h) */
@@ -609,7 +607,8 @@ _Static_assert(sizeof(struct afcd_timer) == 24, "afcd_timer ABI");
  *            other: from bpf_timer_init/start (-EOPNOTSUPP, ...)
  *   DISARM   stop it (no error when it was not armed)
  *   GC       delete the interface's flow-state entries idle for more than
- *            idle_ns with no sample in the shadow buffer; deleted = count
+ *            idle_ns with no sample in the shadow buffer; deleted = count;
+ *            crowd = the flows of its crowd (afcd_in_crowd())
  *   REFRESH  run one refresh step now (tests); same errors as ARM
  *   other op: -EINVAL; a frame that is not a control frame: -EBADMSG
  * now_ns: the clock of GC and REFRESH, 0 = bpf_ktime_get_ns() (tests
@@ -631,7 +630,9 @@ struct afcd_ctl_args {
 	__u32 ifindex;
 	__u32 slot;
 	__s32 ret;              /* out: 0 or -errno */
-	__u32 pad;
+	__u32 crowd;            /* GC out: the interface's flows of its own that sent
+				 * within its window (afcd_in_crowd()); 0 without
+				 * a config */
 	__u64 idle_ns;          /* GC: idle time beyond which flow state is deleted */
 	__u64 now_ns;           /* GC, REFRESH: clock, 0 = bpf_ktime_get_ns() */
 	__u64 deleted;          /* GC out: entries deleted */

@@ -35,6 +35,7 @@ struct afcd_drive {
 	struct afcd_sb_hist hist;  /* the scan's copy of afcd_sb_hist */
 	__u64 runs, run_ns;
 	struct afcd_sb_grow_state sb_grow; /* afcd_sb_grow()'s state between scans */
+	__u32 crowd;               /* the GC's last count of the crowd (afcd_in_crowd()) */
 };
 
 /* The config the loader writes for these parameters (loader/params.c). */
@@ -241,6 +242,8 @@ static int ctl_run(struct afcd_drive *d, __u32 op, __u64 now_ns, __u64 idle_ns)
 
 	if (bpf_prog_test_run_opts(d->ctl_fd, &o))
 		return -1;
+	if (op == AFCD_CTL_GC && !out.a.ret)
+		d->crowd = out.a.crowd;
 	return out.a.ret ? -1 : 0;
 }
 
@@ -255,9 +258,9 @@ int afcd_drive_gc(struct afcd_drive *d, __u64 now_ns, __u64 idle_ns)
 }
 
 /* The loader's scan (loader/scan.c loop_tick()): the water level for the
- * samples the link can carry, the heartbeat, then the ring's growth
- * (afcd_sb_grow(), written as the loader's config_write_locked() writes a
- * larger ring: in place). */
+ * samples the link can carry, the heartbeat, then the ring's growth for
+ * the last GC's count of the crowd (afcd_sb_grow(), written as the
+ * loader's config_write_locked() writes a larger ring: in place). */
 int afcd_drive_scan(struct afcd_drive *d, __u64 now_ns)
 {
 	struct afcd_sb_hist *h = &d->hist;
@@ -280,7 +283,7 @@ int afcd_drive_scan(struct afcd_drive *d, __u64 now_ns)
 	if (bpf_map__update_elem(d->skel->maps.afcd_scan, &d->slot, 4, &d->sc, sizeof(d->sc),
 				 BPF_ANY))
 		return -1;
-	if (!afcd_sb_grow(&d->c, &d->sb_grow, q.n_active, d->sc.samples, rate, now_ns))
+	if (!afcd_sb_grow(&d->c, &d->sb_grow, d->crowd, rate, now_ns))
 		return 0;
 	return bpf_map__update_elem(d->skel->maps.afcd_cfg, &d->slot, 4, &d->c, sizeof(d->c),
 				    BPF_ANY);

@@ -2132,127 +2132,106 @@ static void test_high_climb(void)
 	CHECK_EQ(q.high_since_ns, 1200 * MS | 1);
 }
 
-/* One scan of afcd_sb_grow() on a fresh state, twice a window apart: the
- * first starts the wait, the second decides. */
-static int grow_after_window(struct afcd_config *c, __s32 n, __u32 samples, __u64 rate)
+/* One scan of afcd_sb_grow() on a fresh state, then another a window on:
+ * the first starts the wait, the second decides. */
+static int grow_after_window(struct afcd_config *c, __u32 crowd, __u64 rate)
 {
 	struct afcd_sb_grow_state g = {0};
 	__u64 t = 10 * AFCD_NSEC_PER_SEC;
 
-	if (afcd_sb_grow(c, &g, n, samples, rate, t))
+	if (afcd_sb_grow(c, &g, crowd, rate, t))
 		return -1;                      /* never at the first scan */
-	return afcd_sb_grow(c, &g, n, samples, rate, t + c->window_ns);
+	return afcd_sb_grow(c, &g, crowd, rate, t + c->window_ns);
 }
 
-/* sb_grow: the ring grows once it has been full and over 45 % of its
- * slots in entities at every scan for a window, for afcd and fall, with a
- * derived sample_bytes of at least an MTU, to 2.2 slots a flow for the
- * flows its entities say, at most twice its size; a crowd of N equal flows
- * (N (1 - e^(-S/N)) entities in S slots) settles at 1.88-2.2 slots a flow
- * within five steps. */
+/* sb_grow: the ring grows once it has had fewer than 1.9 slots a flow of
+ * the crowd at every scan for a window, for afcd and fall, with a derived
+ * sample_bytes of at least an MTU, to 2.2 slots a flow; and the GC's
+ * count of the crowd: flows of their own (born a window ago) that sent
+ * within the window. */
 static void test_sb_grow(void)
 {
 	struct afcd_config c, d;
 	struct afcd_sb_grow_state g = {0};
 	const __u64 G = 1000000000ULL, t = 10 * G;
-	static const __u32 crowds[] = { 1000, 1100, 2000, 5000, 10000, 14000, 17000 };
-	unsigned i;
+	struct afcd_flow f = {0};
 
 	afcd_config_defaults(&c, AFCD_ALGO_AFCD, G);
 	CHECK(c.flags & AFCD_F_SB_GROW, "default on");
 	CHECK_EQ(c.sb_size, 2000);
 	CHECK_EQ(c.sample_bytes, 62500);
-	/* 900 entities of 2,000 slots: 45 %, not more */
+	/* 2,000 slots for 1,052 flows: 1.901 a flow, enough; 1,053: 1.899 */
 	d = c;
-	CHECK_EQ(grow_after_window(&d, 900, 2000, G), 0);
-	CHECK_EQ(grow_after_window(&d, 901, 2000, G), 1);
-	/* 0.4505 of the slots: 1.882 slots a flow, so 2.2 x 2000 / 1.882 */
-	CHECK(d.sb_size >= 2335 && d.sb_size <= 2341, "%u", d.sb_size);
-	CHECK_EQ(d.sample_bytes, 125000000ULL / d.sb_size);   /* derived again */
-	CHECK(fabs(afcd_sb_slots_a_flow((1 - exp(-1.5)) / 1.5) - 1.5) < 1e-6, "x 1.5");
-	CHECK_EQ(afcd_sb_slots_a_flow(0.7), 1.0);
-	/* N >= S: twice the ring, no more */
+	CHECK_EQ(grow_after_window(&d, 1052, G), 0);
+	CHECK_EQ(grow_after_window(&d, 1053, G), 1);
+	CHECK_EQ(d.sb_size, 2316);                     /* 2.2 x 1,053 */
+	CHECK_EQ(d.sample_bytes, 125000000ULL / 2316); /* derived again */
 	d = c;
-	CHECK_EQ(grow_after_window(&d, 2000, 2000, G), 1);
-	CHECK_EQ(d.sb_size, 4000);
-	/* over at every scan for a window: a scan under it starts again */
+	CHECK_EQ(grow_after_window(&d, 10000, G), 1);
+	CHECK_EQ(d.sb_size, 22000);
+	/* short at every scan for a window: a scan with enough starts again */
 	d = c;
-	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2000, G, t), 0);
-	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2000, G, t + G / 2), 0);
-	CHECK_EQ(afcd_sb_grow(&d, &g, 800, 2000, G, t + G / 2 + 1), 0);
-	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2000, G, t + G), 0);
-	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2000, G, t + 2 * G - 1), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 5000, G, t), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 5000, G, t + G / 2), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 1000, G, t + G / 2 + 1), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 5000, G, t + G), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 5000, G, t + 2 * G - 1), 0);
 	CHECK_EQ(d.sb_size, 2000);
-	CHECK_EQ(afcd_sb_grow(&d, &g, 1500, 2000, G, t + 2 * G), 1);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 5000, G, t + 2 * G), 1);
 	CHECK_EQ(g.grows, 1);
-	CHECK_EQ(d.sb_size, 4000);
-	/* the ring just grown is not full: the wait starts over once it is */
-	CHECK_EQ(afcd_sb_grow(&d, &g, 2000, 2000, G, t + 3 * G), 0);
-	CHECK_EQ(afcd_sb_grow(&d, &g, 2000, 4000, G, t + 3 * G + 1), 0);
-	CHECK_EQ(afcd_sb_grow(&d, &g, 2000, 4000, G, t + 4 * G), 0);
-	CHECK_EQ(afcd_sb_grow(&d, &g, 2000, 4000, G, t + 4 * G + 1), 1);
-	CHECK(d.sb_size > 4000 && d.sb_size < 8000, "%u", d.sb_size);
-	/* not while the ring fills, without the flag, a rate, or with a
-	 * sample_bytes given */
+	CHECK_EQ(d.sb_size, 11000);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 5000, G, t + 4 * G), 0);   /* enough now */
+	/* a crowd that grows again: the ring follows, a window later */
+	CHECK_EQ(afcd_sb_grow(&d, &g, 6000, G, t + 5 * G), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 6000, G, t + 6 * G), 1);
+	CHECK_EQ(d.sb_size, 13200);
+	/* not without the flag, a rate, or with a sample_bytes given */
 	d = c;
-	CHECK_EQ(grow_after_window(&d, 1500, 1999, G), 0);
 	d.flags &= ~AFCD_F_SB_GROW;
-	CHECK_EQ(grow_after_window(&d, 1500, 2000, G), 0);
+	CHECK_EQ(grow_after_window(&d, 5000, G), 0);
 	d = c;
-	CHECK_EQ(grow_after_window(&d, 1500, 2000, 0), 0);
+	CHECK_EQ(grow_after_window(&d, 5000, 0), 0);
 	d.sample_bytes = 1514;
-	CHECK_EQ(grow_after_window(&d, 1500, 2000, G), 0);
+	CHECK_EQ(grow_after_window(&d, 5000, G), 0);
 	CHECK_EQ(d.sb_size, 2000);
 	/* a qdisc without a rate (sample_bytes from the measured link rate) */
 	d = c;
 	d.rate_bps = 0;
 	d.flags |= AFCD_F_SAMPLE_AUTO;
 	d.sample_bytes = 70000;                         /* within the loader's 2x */
-	CHECK_EQ(grow_after_window(&d, 1500, 2000, G), 1);
-	CHECK_EQ(d.sample_bytes, 125000000ULL / d.sb_size);
+	CHECK_EQ(grow_after_window(&d, 5000, G), 1);
+	CHECK_EQ(d.sample_bytes, 125000000ULL / 11000);
 	CHECK_EQ(d.rate_bps, 0);
 	/* only the algos that judge each flow by the ring */
 	afcd_config_defaults(&d, AFCD_ALGO_FALL, G);
-	CHECK_EQ(grow_after_window(&d, 1500, 2000, G), 1);
+	CHECK_EQ(grow_after_window(&d, 5000, G), 1);
 	afcd_config_defaults(&d, AFCD_ALGO_AFD, G);
-	CHECK_EQ(grow_after_window(&d, 1500, 2000, G), 0);
+	CHECK_EQ(grow_after_window(&d, 5000, G), 0);
 	afcd_config_defaults(&d, AFCD_ALGO_CODEL, G);
-	CHECK_EQ(grow_after_window(&d, 1500, 2000, G), 0);
+	CHECK_EQ(grow_after_window(&d, 5000, G), 0);
 	/* the bound: a derived sample_bytes of at least an MTU (100 Mbit/s,
 	 * 1 s: 8,256 slots), and AFCD_SB_SIZE_MAX */
 	afcd_config_defaults(&d, AFCD_ALGO_AFCD, 100000000ULL);
-	d.sb_size = 7000;
-	d.sample_bytes = afcd_default_sample_bytes(&d);
-	CHECK_EQ(grow_after_window(&d, 6999, 7000, 100000000ULL), 1);
+	CHECK_EQ(grow_after_window(&d, 5000, 100000000ULL), 1);
 	CHECK_EQ(d.sb_size, 8256);
 	CHECK(d.sample_bytes >= d.mtu_bytes, "sample_bytes %llu", (unsigned long long)d.sample_bytes);
-	CHECK_EQ(grow_after_window(&d, 8000, 8256, 100000000ULL), 0);
+	CHECK_EQ(grow_after_window(&d, 6000, 100000000ULL), 0);
 	d = c;
-	d.sb_size = 30000;
-	d.sample_bytes = afcd_default_sample_bytes(&d);
-	CHECK_EQ(grow_after_window(&d, 20000, 30000, G), 1);
+	CHECK_EQ(grow_after_window(&d, 100000, G), 1);
 	CHECK_EQ(d.sb_size, AFCD_SB_SIZE_MAX);
-	CHECK_EQ(grow_after_window(&d, 30000, AFCD_SB_SIZE_MAX, G), 0);
-	/* crowds of equal flows from the default ring */
-	for (i = 0; i < sizeof(crowds) / sizeof(crowds[0]); i++) {
-		double n = crowds[i], slots;
-		int steps = 0;
-
-		d = c;
-		for (;;) {
-			__s32 active = (__s32)(n * (1 - exp(-(double)d.sb_size / n)));
-
-			if (grow_after_window(&d, active, d.sb_size, G) != 1)
-				break;
-			steps++;
-		}
-		slots = d.sb_size / n;
-		CHECK(steps <= 5, "steps %d", steps);
-		CHECK((slots >= 1.88 && slots <= 2.21) ||
-		      (d.sb_size == AFCD_SB_SIZE_MAX && slots >= 1.88) ||
-		      (n <= 1063 && d.sb_size == 2000),
-		      "%u flows: %u slots (%.2f a flow)", crowds[i], d.sb_size, slots);
-	}
+	CHECK_EQ(grow_after_window(&d, 100000, G), 0);
+	/* the crowd: a flow of its own that sent within the window */
+	f.born = afcd_flow_born(t - 2 * G);
+	f.last_seen_ns = t - G / 2;
+	CHECK_EQ(afcd_in_crowd(&f, t, G), 1);
+	f.last_seen_ns = t - G - 1;                     /* silent for a window */
+	CHECK_EQ(afcd_in_crowd(&f, t, G), 0);
+	f.last_seen_ns = t + 5;                         /* another CPU's packet */
+	CHECK_EQ(afcd_in_crowd(&f, t, G), 1);
+	f.born = afcd_flow_born(t - G / 2);             /* young: a mouse's age */
+	CHECK_EQ(afcd_in_crowd(&f, t, G), 0);
+	f.born = 0;                                     /* an aggregate */
+	CHECK_EQ(afcd_in_crowd(&f, t, G), 0);
 }
 
 /* The GC's rule (the kernel's walk and the loader's use the same). */
