@@ -397,6 +397,8 @@ void unload_ctl(void)
 }
 
 
+__u32 ctl_crowd;
+
 int ctl_op(__u32 op, __u32 ifindex, __u32 slot, __u64 now, __u64 idle,
 		  __u64 *deleted)
 {
@@ -413,6 +415,7 @@ int ctl_op(__u32 op, __u32 ifindex, __u32 slot, __u64 now, __u64 idle,
 	CHECK_EQ(o.retval, TC_ACT_SHOT);
 	if (deleted)
 		*deleted = out.a.deleted;
+	ctl_crowd = out.a.crowd;
 	return out.a.ret;
 }
 

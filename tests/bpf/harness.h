@@ -112,6 +112,8 @@ int setup_netns(void);
 int load_ctl(void);
 void unload_ctl(void);
 int ctl_op(__u32 op, __u32 ifindex, __u32 slot, __u64 now, __u64 idle, __u64 *deleted);
+/* The crowd the last ctl_op() answered (afcd_ctl_args.crowd, GC). */
+extern __u32 ctl_crowd;
 __u64 mono_ns(void);
 /* The loader's scan, computed here, written for the refresh step. */
 void scan_from_hist(const struct afcd_sb_hist *h, __u32 sb_size, __u64 capacity,

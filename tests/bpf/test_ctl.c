@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The control program: refresh step against the host, the timer, GC (BPF_PROG_TEST_RUN; see harness.h). */
 #include "harness.h"
+#include "afcd_decide.h"
 
 /* Count passed packets, their sojourn and idle time in the per-CPU parts of
  * slot's counters (afcd_qpcpu), CPU c getting (c + 1) shares of each. */
@@ -171,7 +172,8 @@ static void test_ctl_timer_refreshes_and_stops(void)
 	unload_ctl();
 }
 
-/* GC deletes exactly the interface's idle flows without samples. */
+/* GC deletes exactly the interface's idle flows without samples, and counts
+ * its crowd (afcd_in_crowd()). */
 static void test_ctl_gc_idle_flows(void)
 {
 	struct afcd_flow_key k = { .proto = 17 };
@@ -180,13 +182,19 @@ static void test_ctl_gc_idle_flows(void)
 	const __u64 key7[2] = { 7, 7 };
 	int i;
 
+	struct afcd_config c = cfg_base(AFCD_ALGO_AFCD);
+
 	SETUP_CTL();
+	c.window_ns = 1000 * MS;
+	set_cfg(1, &c);
 	for (i = 0; i < 1000; i++) {
 		memset(&f, 0, sizeof(f));
 		k.ifindex = i < 800 ? 1 : 2;
 		k.sport = (__u16)i;
 		f.last_seen_ns = i % 2 ? now - 20000 * MS : now - 1000 * MS; /* odd: idle 20 s */
 		f.m_i = i % 4 == 3;                                        /* some still sampled */
+		/* a third born 5 s ago, the rest half a window ago (young) */
+		f.born = afcd_flow_born(i % 3 ? now - 500 * MS : now - 5000 * MS);
 		f.key = k;
 		id = afcd_flow_id(&k, key7);
 		CHECK(!bpf_map__update_elem(skel->maps.afcd_flows, &id, sizeof(id), &f, sizeof(f),
@@ -195,6 +203,9 @@ static void test_ctl_gc_idle_flows(void)
 	CHECK_EQ(ctl_op(AFCD_CTL_GC, 1, 0, now, 10000 * MS, &deleted), 0);
 	/* ifindex 1: i < 800, odd (idle), i % 4 == 1 (no samples): 200 */
 	CHECK_EQ(deleted, 200);
+	/* its crowd: sent within the window (even), born 5 s ago (i % 3 == 0):
+	 * i % 6 == 0, 134 of them */
+	CHECK_EQ(ctl_crowd, 134);
 	CHECK_EQ(map_count(skel->maps.afcd_flows), 800);
 	for (i = 0; i < 1000; i += 97) {
 		k.ifindex = i < 800 ? 1 : 2;
