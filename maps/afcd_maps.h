@@ -319,9 +319,9 @@ enum afcd_cfg_flags {
 	 * it has had fewer than AFCD_SB_GROW_AT_MILLI for a window (below
 	 * about two slots a flow the crowd's fair share falls toward one
 	 * sample and the per-flow law stops telling flows apart, LIMITS.md), up to
-	 * AFCD_SB_SIZE_MAX and only while a derived sample_bytes
-	 * stays at least one MTU (the ring keeps covering `window` of the
-	 * link, no more). Never shrinks it (afcd_sb_grow(), afcd_config.h) */
+	 * AFCD_SB_SIZE_MAX and to a ring that covers at most two windows of
+	 * the link (sample_bytes is at least an MTU). Never shrinks it
+	 * (afcd_sb_grow(), afcd_config.h) */
 	AFCD_F_SB_GROW      = 1u << 10,
 	/* How the interface is attached, not parameters: `afcd set` keeps
 	 * them as they are */

@@ -2209,13 +2209,15 @@ static void test_sb_grow(void)
 	CHECK_EQ(grow_after_window(&d, 5000, G), 0);
 	afcd_config_defaults(&d, AFCD_ALGO_CODEL, G);
 	CHECK_EQ(grow_after_window(&d, 5000, G), 0);
-	/* the bound: a derived sample_bytes of at least an MTU (100 Mbit/s,
-	 * 1 s: 8,256 slots), and AFCD_SB_SIZE_MAX */
+	/* the bound: two windows of the link at a sample an MTU (100 Mbit/s,
+	 * 1 s, 1,514 bytes: 16,512 slots), and AFCD_SB_SIZE_MAX */
 	afcd_config_defaults(&d, AFCD_ALGO_AFCD, 100000000ULL);
 	CHECK_EQ(grow_after_window(&d, 5000, 100000000ULL), 1);
-	CHECK_EQ(d.sb_size, 8256);
-	CHECK(d.sample_bytes >= d.mtu_bytes, "sample_bytes %llu", (unsigned long long)d.sample_bytes);
-	CHECK_EQ(grow_after_window(&d, 6000, 100000000ULL), 0);
+	CHECK_EQ(d.sb_size, 11000);
+	CHECK_EQ(d.sample_bytes, d.mtu_bytes);
+	CHECK_EQ(grow_after_window(&d, 9000, 100000000ULL), 1);
+	CHECK_EQ(d.sb_size, 16512);
+	CHECK_EQ(grow_after_window(&d, 20000, 100000000ULL), 0);
 	d = c;
 	CHECK_EQ(grow_after_window(&d, 100000, G), 1);
 	CHECK_EQ(d.sb_size, AFCD_SB_SIZE_MAX);
