@@ -95,8 +95,8 @@ static inline int afcd_sb_grow(struct afcd_config *c, struct afcd_sb_grow_state 
 }
 
 /* Every field of *c from the defaults of algo at rate_bps (bits/s); the
- * fairness module's policer, the high-water drop and the ring's growth
- * on, codel_state queue (ALGORITHM.md sec. 3, 4 and 6; only afcd and fall
+ * fairness module's policer and the high-water drop on, the ring's growth
+ * off, codel_state queue (ALGORITHM.md sec. 3, 4 and 6; only afcd and fall
  * take any of them).
  * slot, ifindex and netns_cookie are 0 (the configuring tool fills
  * them). */
@@ -107,7 +107,7 @@ static inline void afcd_config_defaults(struct afcd_config *c, __u32 algo, __u64
 	*c = (struct afcd_config){
 		.abi = AFCD_ABI_VERSION,
 		.algo = algo,
-		.flags = AFCD_F_POLICE | AFCD_F_CODEL_QUEUE | AFCD_F_HIGH_DROP | AFCD_F_SB_GROW,
+		.flags = AFCD_F_POLICE | AFCD_F_CODEL_QUEUE | AFCD_F_HIGH_DROP,
 		.exponent = AFCD_DEF_EXPONENT,
 		.rate_bps = rate_bps,
 		.target_ns = row.target_ns,

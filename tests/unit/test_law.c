@@ -2157,7 +2157,8 @@ static void test_sb_grow(void)
 	struct afcd_flow f = {0};
 
 	afcd_config_defaults(&c, AFCD_ALGO_AFCD, G);
-	CHECK(c.flags & AFCD_F_SB_GROW, "default on");
+	CHECK(!(c.flags & AFCD_F_SB_GROW), "default off");
+	c.flags |= AFCD_F_SB_GROW;
 	CHECK_EQ(c.sb_size, 2000);
 	CHECK_EQ(c.sample_bytes, 62500);
 	/* 2,000 slots for 1,052 flows: 1.901 a flow, enough; 1,053: 1.899 */
@@ -2204,14 +2205,18 @@ static void test_sb_grow(void)
 	CHECK_EQ(d.rate_bps, 0);
 	/* only the algos that judge each flow by the ring */
 	afcd_config_defaults(&d, AFCD_ALGO_FALL, G);
+	d.flags |= AFCD_F_SB_GROW;
 	CHECK_EQ(grow_after_window(&d, 5000, G), 1);
 	afcd_config_defaults(&d, AFCD_ALGO_AFD, G);
+	d.flags |= AFCD_F_SB_GROW;
 	CHECK_EQ(grow_after_window(&d, 5000, G), 0);
 	afcd_config_defaults(&d, AFCD_ALGO_CODEL, G);
+	d.flags |= AFCD_F_SB_GROW;
 	CHECK_EQ(grow_after_window(&d, 5000, G), 0);
 	/* the bound: two windows of the link at a sample an MTU (100 Mbit/s,
 	 * 1 s, 1,514 bytes: 16,512 slots), and AFCD_SB_SIZE_MAX */
 	afcd_config_defaults(&d, AFCD_ALGO_AFCD, 100000000ULL);
+	d.flags |= AFCD_F_SB_GROW;
 	CHECK_EQ(grow_after_window(&d, 5000, 100000000ULL), 1);
 	CHECK_EQ(d.sb_size, 11000);
 	CHECK_EQ(d.sample_bytes, d.mtu_bytes);
