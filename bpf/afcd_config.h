@@ -48,9 +48,9 @@ struct afcd_sb_grow_state {
  * most 2 * rate/8 * window / mtu slots (the derived sample_bytes is at
  * least an MTU, so a larger ring covers more than `window` of the link:
  * at most two windows; at 1 Gbit/s and 9,000-byte frames 27,734 slots, at
- * 100 Mbit/s and 1,514 bytes 16,512). Once it
- * has been short at every scan for a window (a crowd, not a moment of one)
- * it grows to AFCD_SB_GROW_TO_MILLI thousandths of a slot a flow, at most
+ * 100 Mbit/s and 1,514 bytes 16,512). Once it has been short at every
+ * scan for a window (a crowd, not a moment of one) it grows to
+ * AFCD_SB_GROW_TO_MILLI thousandths of a slot a flow, at most
  * AFCD_SB_SIZE_MAX and that bound. Returns 1 with c's sb_size and
  * sample_bytes (derived again at rate_bps) set for the new ring, else 0
  * and c untouched. The ring grows in place: the datapath's head runs free
