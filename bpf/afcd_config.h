@@ -56,7 +56,9 @@ struct afcd_sb_grow_state {
  * and c untouched. The ring grows in place: the datapath's head runs free
  * (afcd_sb_sample() takes head % sb_size) and the slots past the old size
  * are empty, so every sample keeps its count and leaves when its slot is
- * next written (loader/slots.c restarts a ring only when it shrinks). */
+ * next written (loader/slots.c restarts a ring only when it shrinks).
+ * Source: docs/ALGORITHM.md sec. 3a (the ring's growth; the project's,
+ * not the dissertation's: Table 3.1 fixes 2,000 slots). */
 static inline int afcd_sb_grow(struct afcd_config *c, struct afcd_sb_grow_state *g,
 			       __u32 crowd, __u64 rate_bps, __u64 now_ns)
 {

@@ -198,7 +198,8 @@ AFCD_INLINE int afcd_flow_young(__u32 born, __u64 now_ns, __u64 window_ns)
  * of a flow, not an aggregate, born at least window_ns ago: no mouse by its
  * age) that sent within window_ns (a last packet after now, another CPU's,
  * counts). Counted by the GC's walk (bpf/afcd_ctl.bpf.c, loader/scan.c),
- * once a GC period. */
+ * once a GC period. 1 or 0. Source: docs/ALGORITHM.md sec. 3a (the ring's
+ * growth; a mouse's age as in afcd_is_mouse()). */
 AFCD_INLINE int afcd_in_crowd(const struct afcd_flow *f, __u64 now_ns, __u64 window_ns)
 {
 	return f->born && !afcd_flow_young(f->born, now_ns, window_ns) &&

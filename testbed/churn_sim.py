@@ -144,6 +144,7 @@ def one(scheme, row, a):
              if f["proto"] == "udp"]
     flood_gp = flood[0] if flood else 0.0
     q = (res.get("afcd_stats") or {}).get("queue", {})
+    est = (res.get("afcd_stats") or {}).get("estimates") or {}
     reasons = [] if sum(gp) > 0 else ["the long-lived flows delivered nothing in the window"]
     if churn_flows and churn_gp <= 0:
         reasons.append("no churn packet delivered")
@@ -172,8 +173,7 @@ def one(scheme, row, a):
             "aggregates": q.get("aggregates"),
             # the shadow buffer's size at the end and the scans that grew
             # it (sb_grow; None for the baselines)
-            "sb_size": ((res.get("afcd_stats") or {}).get("estimates") or {}).get("sb_size"),
-            "sb_grows": ((res.get("afcd_stats") or {}).get("estimates") or {}).get("sb_grows"),
+            "sb_size": est.get("sb_size"), "sb_grows": est.get("sb_grows"),
             "bpf_ns_per_pkt": (res.get("bpf_cost") or {}).get("ns_per_pkt"),
             "sim_wall_s": res["wall_s"],
             "wall_s": wall, "ns3_version": res["ns3_version"],
