@@ -352,6 +352,30 @@ AFCD_INLINE __u64 afcd_police_gate_ns(__u64 target_ns, __u64 law_target_ns)
 	return t / AFCD_POLICE_GATE_DIV;
 }
 
+/* The far gate: the policer's gate for an entity of m samples more than
+ * AFCD_GATE_FAR_MUL times the water level (a flood, not a flow the ring's
+ * noise puts above its share): the base gate (afcd_police_gate_ns())
+ * divided by AFCD_GATE_FAR_DIV. Under the gate every entity past its lead
+ * passes, so what the queue takes there goes by arrival rate; where flows
+ * near their share are held too (a crowd of thousands at one or two
+ * samples a flow, many above the level by the ring's noise), a flood at
+ * the link's rate took most of it: ns-3, 5,000 CUBIC flows at 1 Gbit/s
+ * and 100 ms in 10,000 slots beside a flood at the link's rate, the queue
+ * fell to the base gate for a quarter of a second every 1.5 s, the crowd
+ * offering twice the link and held by the policer there, and the flood
+ * passed at 4-15 % of the link in those spells, 72 fair shares over the
+ * run; with this gate 0.53 (docs/PERFORMANCE.md). An entity up to 8
+ * times the level (two flows and a flood at up to 4 times the link) keeps
+ * the base gate and its work conservation. Returns gate_ns or its
+ * eighth, ns. Source: docs/ALGORITHM.md sec. 3a. */
+#define AFCD_GATE_FAR_MUL 8
+#define AFCD_GATE_FAR_DIV 8
+AFCD_INLINE __u64 afcd_police_gate_far_ns(__u64 gate_ns, __u32 m, __u32 waterline)
+{
+	return (__u64)m > (__u64)waterline * AFCD_GATE_FAR_MUL ? gate_ns / AFCD_GATE_FAR_DIV :
+								 gate_ns;
+}
+
 /* The crowd gate: the policer's gate for entities within
  * AFCD_GATE_CROWD_MUL times the water level, raised by the refresh step
  * while the link idles as the policer drops. Many responsive flows with
