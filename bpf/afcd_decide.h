@@ -387,15 +387,16 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 			in->police_lead_ns *= 2;
 		in->police_gate_ns = afcd_police_gate_ns(c->target_ns, in->law_target_ns);
 		/* an entity near the level (a crowd's flow, afcd_gate_step())
-		 * waits for the crowd gate; a flow far above it (a flood) for
-		 * the far gate (afcd_police_gate_far_ns()); the mice aggregate,
-		 * held to its floor, for the base gate */
+		 * waits for the crowd gate; a flow far above it (a flood), with
+		 * a fresh estimate, for the far gate (afcd_police_gate_far_ns());
+		 * the mice aggregate, held to its floor, for the base gate */
 		if (fs->crowd_gate_ns > in->police_gate_ns &&
 		    (__u64)me <= (__u64)fs->waterline * AFCD_GATE_CROWD_MUL)
 			in->police_gate_ns = fs->crowd_gate_ns;
-		else if (!mouse)
+		else if (!mouse && !fs->stale)
 			in->police_gate_ns = afcd_police_gate_far_ns(in->police_gate_ns, me,
-								     fs->waterline);
+								     fs->waterline,
+								     fs->crowd_gate_ns);
 		in->mouse = !!mouse;
 	}
 }
