@@ -395,8 +395,7 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 			in->police_gate_ns = fs->crowd_gate_ns;
 		else if (!mouse && !fs->stale)
 			in->police_gate_ns = afcd_police_gate_far_ns(in->police_gate_ns, me,
-								     fs->waterline,
-								     fs->crowd_gate_ns);
+								     fs->waterline);
 		in->mouse = !!mouse;
 	}
 }
