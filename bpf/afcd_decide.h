@@ -394,7 +394,8 @@ AFCD_INLINE void afcd_inputs(const struct afcd_config *c, const struct afcd_fair
 		    (__u64)me <= (__u64)fs->waterline * AFCD_GATE_CROWD_MUL)
 			in->police_gate_ns = fs->crowd_gate_ns;
 		else if (!mouse && !fs->stale)
-			in->police_gate_ns = afcd_police_gate_far_ns(in->police_gate_ns, me,
+			in->police_gate_ns = afcd_police_gate_far_ns(in->police_gate_ns,
+								     in->tx_ns, me,
 								     fs->waterline);
 		in->mouse = !!mouse;
 	}

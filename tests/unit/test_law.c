@@ -1651,7 +1651,9 @@ static void test_crowd_gate(void)
  * 10x (its entry's m_i 1, young) is not, with the crowd gate raised or
  * not. Without a fresh estimate (the fallback: 40 entities, the level 50
  * samples) the flows at 16x keep the base gate and pass. With the queue
- * empty nobody is dropped (work conservation). */
+ * empty nobody is dropped (work conservation). The packets are 1,500-byte
+ * frames at 100 Mbit/s, 120 us, under the far gate's 156 us; its floor at
+ * a frame's transmission is checked on the function. */
 static void test_far_gate(void)
 {
 	const __u64 base = 1250000ULL;
@@ -1664,10 +1666,15 @@ static void test_far_gate(void)
 	__u64 now = 1000000000ULL, t;
 	int i, k, g, dropped[2][3][4];
 
-	CHECK_EQ(afcd_police_gate_far_ns(base, 800, 100), base);
-	CHECK_EQ(afcd_police_gate_far_ns(base, 801, 100), base / AFCD_GATE_FAR_DIV);
-	CHECK_EQ(afcd_police_gate_far_ns(base, 1, 0), base / AFCD_GATE_FAR_DIV);
-	CHECK_EQ(afcd_police_gate_far_ns(base, 0xffffffffu, 0xffffffffu), base);
+	CHECK_EQ(afcd_police_gate_far_ns(base, 120000, 800, 100), base);
+	CHECK_EQ(afcd_police_gate_far_ns(base, 120000, 801, 100), base / AFCD_GATE_FAR_DIV);
+	CHECK_EQ(afcd_police_gate_far_ns(base, 0, 1, 0), base / AFCD_GATE_FAR_DIV);
+	CHECK_EQ(afcd_police_gate_far_ns(base, 0, 0xffffffffu, 0xffffffffu), base);
+	/* never below the packet's own transmission (a 9,000-byte frame at
+	 * 100 Mbit/s, 720 us), nor above the base gate */
+	CHECK_EQ(afcd_police_gate_far_ns(base, 720000, 801, 100), 720000);
+	CHECK_EQ(afcd_police_gate_far_ns(base, 2 * base, 801, 100), base);
+	CHECK_EQ(afcd_police_gate_far_ns(base, 2 * base, 800, 100), base);
 	memset(dropped, 0, sizeof(dropped));
 	for (g = 0; g < 3; g++) {
 		e.crowd_gate_ns = crowd[g];
@@ -1708,6 +1715,28 @@ static void test_far_gate(void)
 		CHECK(dropped[1][g][0] + dropped[1][g][1] + dropped[1][g][2] + dropped[1][g][3] == 0,
 		      "empty queue, case %d: %d %d %d %d dropped", g, dropped[1][g][0],
 		      dropped[1][g][1], dropped[1][g][2], dropped[1][g][3]);
+	}
+	/* 9,000-byte frames of the flood (720 us each at 100 Mbit/s, its
+	 * sojourn at least that): onto an empty queue it passes (the gate is
+	 * its frame's time; an eighth of the base gate would hold it on an
+	 * idle link), behind 0.1 ms of queue it is held (the base gate would
+	 * let it pass) */
+	for (k = 0; k < 2; k++) {
+		int n = 0;
+
+		memset(&q, 0, sizeof(q));
+		memset(f, 0, sizeof(f));
+		q.n_active = 4;
+		e.crowd_gate_ns = 0;
+		for (i = 0; i < 1000; i++, now += 60000) {
+			e.heartbeat_ns = now;
+			q.t_last_ns = k ? now + 100000 : 0;
+			n += decide_one(&c, &e, &q, &f[2], 801, now, 9000, &t) == AFCD_V_DROP_POLICE;
+		}
+		if (k)
+			CHECK(n > 900, "9,000-byte frames behind 0.1 ms: %d dropped", n);
+		else
+			CHECK(n == 0, "9,000-byte frames onto an empty queue: %d dropped", n);
 	}
 }
 
