@@ -109,7 +109,7 @@ static inline void afcd_config_defaults(struct afcd_config *c, __u32 algo, __u64
 	*c = (struct afcd_config){
 		.abi = AFCD_ABI_VERSION,
 		.algo = algo,
-		.flags = AFCD_F_POLICE | AFCD_F_CODEL_QUEUE | AFCD_F_HIGH_DROP,
+		.flags = AFCD_F_POLICE | AFCD_F_CODEL_QUEUE | AFCD_F_HIGH_DROP | AFCD_F_SB_GROW,
 		.exponent = AFCD_DEF_EXPONENT,
 		.rate_bps = rate_bps,
 		.target_ns = row.target_ns,

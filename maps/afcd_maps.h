@@ -312,7 +312,7 @@ enum afcd_cfg_flags {
 	 * from the link rate the qdisc measures (afcd_default_sample_bytes()
 	 * at afcd_queue.link_bps) whenever it moves by more than 2x */
 	AFCD_F_SAMPLE_AUTO  = 1u << 9,
-	/* sb_grow (afcd, fall; default off). Loader bookkeeping, ignored by
+	/* sb_grow (afcd, fall; default on). Loader bookkeeping, ignored by
 	 * the datapath: the loader's scan grows sb_size in place to
 	 * AFCD_SB_GROW_TO_MILLI slots a flow of the crowd (the GC's count of
 	 * flows of their own that sent within a window, afcd_in_crowd()) once

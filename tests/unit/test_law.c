@@ -2256,8 +2256,7 @@ static void test_sb_grow(void)
 	struct afcd_flow f = {0};
 
 	afcd_config_defaults(&c, AFCD_ALGO_AFCD, G);
-	CHECK(!(c.flags & AFCD_F_SB_GROW), "default off");
-	c.flags |= AFCD_F_SB_GROW;
+	CHECK(c.flags & AFCD_F_SB_GROW, "default on");
 	CHECK_EQ(c.sb_size, 2000);
 	CHECK_EQ(c.sample_bytes, 62500);
 	/* 2,000 slots for 1,052 flows: 1.901 a flow, enough; 1,053: 1.899 */
