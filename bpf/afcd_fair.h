@@ -358,8 +358,9 @@ AFCD_INLINE __u64 afcd_police_gate_ns(__u64 target_ns, __u64 law_target_ns)
  * divided by AFCD_GATE_FAR_DIV, but no less than the packet's own
  * transmission at the link's rate (the sojourn the gate is compared with
  * includes it) and no more than the base gate: a flood past its lead
- * passes only onto a queue of less than an eighth of the base gate, and
- * always onto an empty one, where the link would otherwise idle. Under
+ * passes only while the queue and its own frame take at most an eighth
+ * of the base gate, and always onto an empty queue, where the link would
+ * otherwise idle. Under
  * the base gate every entity past its lead passes, so what the queue takes
  * there goes by arrival rate; where flows near their share are held too
  * (a crowd at a few samples a flow, many above the level by the ring's
@@ -367,7 +368,7 @@ AFCD_INLINE __u64 afcd_police_gate_ns(__u64 target_ns, __u64 law_target_ns)
  * and 100 ms in 10,000 slots beside a flood at the link's rate, the queue
  * fell to the base gate for a quarter of a second every 1.5 s while the
  * crowd offered twice the link and was held by the policer, and the flood
- * passed at 4-15 % of the link in those spells, 72 fair shares over the
+ * passed at up to 28 % of the link in those spells, 72 fair shares over the
  * run (0.53 with this gate; docs/PERFORMANCE.md). Without the floor a
  * 9,000-byte frame at 100 Mbit/s (0.72 ms) could not pass even onto an
  * idle link: beside 250 CUBIC flows utilization 0.933 against 0.976 with
