@@ -357,25 +357,22 @@ AFCD_INLINE __u64 afcd_police_gate_ns(__u64 target_ns, __u64 law_target_ns)
  * noise puts above its share): the base gate (afcd_police_gate_ns())
  * divided by AFCD_GATE_FAR_DIV, but no less than the packet's own
  * transmission at the link's rate (the sojourn the gate is compared with
- * includes it) and no more than the base gate: a flood past its lead
+ * includes it) and no more than the base gate. So a flood past its lead
  * passes only while the queue and its own frame take at most an eighth
  * of the base gate, and always onto an empty queue, where the link would
- * otherwise idle. Under
- * the base gate every entity past its lead passes, so what the queue takes
- * there goes by arrival rate; where flows near their share are held too
- * (a crowd at a few samples a flow, many above the level by the ring's
- * noise), a flood took most of it: ns-3, 5,000 CUBIC flows at 1 Gbit/s
- * and 100 ms in 10,000 slots beside a flood at the link's rate, the queue
- * fell to the base gate for a quarter of a second every 1.5 s while the
- * crowd offered twice the link and was held by the policer, and the flood
- * passed at up to 28 % of the link in those spells, 72 fair shares over the
- * run (0.53 with this gate; docs/PERFORMANCE.md). Without the floor a
- * 9,000-byte frame at 100 Mbit/s (0.72 ms) could not pass even onto an
- * idle link: beside 250 CUBIC flows utilization 0.933 against 0.976 with
- * it, the crowd's goodput no higher. An entity up to 8 times the level
- * (two flows and a flood at up to 4 times the link) keeps the base gate.
- * gate_ns: the base gate; tx_ns: the packet's transmission at the link's
- * rate. Returns the gate, ns. Source: docs/ALGORITHM.md sec. 3a. */
+ * otherwise idle. Why: under the base gate every entity past its lead
+ * passes, so the room there goes by arrival rate, and where flows near
+ * their share are held too (a crowd at a few samples a flow, many above
+ * the level by the ring's noise) a flood takes most of it (ns-3, 5,000
+ * CUBIC flows at 1 Gbit/s in 10,000 slots beside a flood at the link's
+ * rate: 72 fair shares with the base gate, 0.53 with this one;
+ * docs/PERFORMANCE.md). The floor keeps a large frame able to fill an
+ * idle link (a 9,000-byte frame at 100 Mbit/s takes 0.72 ms, more than
+ * the eighth). An entity up to 8 times the level (two flows and a flood
+ * at up to 4 times the link) keeps the base gate. gate_ns: the base
+ * gate; tx_ns: the packet's transmission at the link's rate. Returns the
+ * gate, ns: gate_ns, or max(gate_ns / 8, min(tx_ns, gate_ns)). Source:
+ * docs/ALGORITHM.md sec. 3a. */
 #define AFCD_GATE_FAR_MUL 8
 #define AFCD_GATE_FAR_DIV 8
 AFCD_INLINE __u64 afcd_police_gate_far_ns(__u64 gate_ns, __u64 tx_ns, __u32 m, __u32 waterline)

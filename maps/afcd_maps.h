@@ -96,9 +96,9 @@
 #define AFCD_SB_SIZE_DEFAULT 2000
 /* sb_grow: the ring grows once it has fewer than AFCD_SB_GROW_AT_MILLI
  * thousandths of a slot a flow of the crowd (afcd_in_crowd()), to
- * AFCD_SB_GROW_TO_MILLI. About two slots a flow judge a crowd; three let
- * a flood beside it through the policer's gate, and two did beside 5,000
- * flows (docs/PERFORMANCE.md, crowds). */
+ * AFCD_SB_GROW_TO_MILLI. About two slots a flow judge a crowd, and with
+ * the policer's far gate a flood beside it is held (docs/PERFORMANCE.md,
+ * the ring sized to the crowd). */
 #define AFCD_SB_GROW_AT_MILLI 1900
 #define AFCD_SB_GROW_TO_MILLI 2200
 /* Entries of afcd_sb_count, all interfaces together: twice the largest

@@ -621,9 +621,10 @@ def test_second_attach_refused_then_takeover(pair):
 
 def test_sb_size_change_clears_stale_samples(pair):
     """A live change to a smaller sb_size restarts the ring: no flow keeps
-    samples of the old ring (those past the new size would never age out). A 100 ms window makes every
-    full-size packet a sample and open-loop UDP does not back off, so even
-    a slow machine's one-second stream overfills both rings."""
+    samples of the old ring (those past the new size would never age out).
+    A 100 ms window makes every full-size packet a sample and open-loop UDP
+    does not back off, so even a slow machine's one-second stream
+    overfills both rings."""
     a, b = pair
     p = start_loader(a, "v0", "rate", "10mbit", "sb_size", "200", "window", "100ms",
                      "--skip-fq-check")

@@ -1642,9 +1642,10 @@ static void test_crowd_gate(void)
 }
 
 /* Expected result: the far gate. With a fresh estimate, a flow more than
- * 8 times the water level (a flood) waits for a queue of an eighth of the base gate before
- * it passes past its lead; one at 8 times or less, and the mice
- * aggregate however far above the level, keep the base gate (1.25 ms).
+ * 8 times the water level (a flood) waits for a queue of an eighth of the
+ * base gate before it passes past its lead; one at 8 times or less, and
+ * the mice aggregate however far above the level, keep the base gate
+ * (1.25 ms).
  * Each sends at 11 times the fair rate, past its lead within 0.2 s:
  * with the queue at 0.6 ms a flow at 1.5x and one at 8x are never
  * dropped, the flood at 8x and one sample is, and the mice aggregate at
