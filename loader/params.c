@@ -38,7 +38,7 @@ const struct param_def params_table[PARAMS_N] = {
 	{ "burst",         P_TIME,  POFF(burst_ns),        "pacing credit: after a gap the queue may send up to this much of the rate at once (0 = none)",
 	  0, 0, AFCD_BURST_MAX_NS, 0 },
 	{ "sb_size",       P_U32,   POFF(sb_size),         "shadow buffer slots", 0, 1, AFCD_SB_SIZE_MAX, 0 },
-	{ "sb_grow",       P_FLAG,  POFF(flags),           "grow sb_size in place to 2.2 slots a flow of the crowd (flows older than a window that sent within it) once it has had fewer than 1.9 for a window (up to 32,768 and 2*rate/8*window/mtu)",
+	{ "sb_grow",       P_FLAG,  POFF(flags),           "grow sb_size in place to 3.3 slots a flow of the crowd (flows older than a window that sent within it) once it has had fewer than 3.0 for a window (up to 32,768 and 2*rate/8*window/mtu)",
 	  AFCD_F_SB_GROW, 0, 0, 0 },
 	{ "window",        P_TIME,  POFF(window_ns),       "time the shadow buffer covers, and the longest a new flow is a mouse", 0, 1, T_MAX, 0 },
 	{ "sample_bytes",  P_BYTES, POFF(sample_bytes),    "bytes per sample (default max(mtu, rate/8*window/sb_size))",

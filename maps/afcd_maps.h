@@ -89,18 +89,20 @@
 #define AFCD_IFSLOT_MAX      65536
 /* Largest shadow buffer, in samples (slots): 32,768, a ring of 256 KiB
  * (8 bytes a slot) and a histogram of 128 KiB an interface slot. A fair
- * share needs about 2 samples of the ring to be judged (docs/LIMITS.md),
- * so a ring of sb_size slots judges crowds of up to about sb_size / 2
- * flows. Default 2000 (Table 3.1). */
+ * share needs about 2 samples of the ring to be judged and about 3 for
+ * the law to hold a crowd's queue (docs/LIMITS.md), so a ring of sb_size
+ * slots judges crowds of up to about sb_size / 2 flows and holds the
+ * queue of up to about sb_size / 3. Default 2000 (Table 3.1). */
 #define AFCD_SB_SIZE_MAX     32768
 #define AFCD_SB_SIZE_DEFAULT 2000
 /* sb_grow: the ring grows once it has fewer than AFCD_SB_GROW_AT_MILLI
  * thousandths of a slot a flow of the crowd (afcd_in_crowd()), to
- * AFCD_SB_GROW_TO_MILLI. About two slots a flow judge a crowd, and with
- * the policer's far gate a flood beside it is held (docs/PERFORMANCE.md,
- * the ring sized to the crowd). */
-#define AFCD_SB_GROW_AT_MILLI 1900
-#define AFCD_SB_GROW_TO_MILLI 2200
+ * AFCD_SB_GROW_TO_MILLI. About two slots a flow make a crowd fair, with
+ * its queue at the buffer; about three let the per-flow law hold its
+ * queue near the target, and with the policer's far gate a flood beside
+ * it is held (docs/PERFORMANCE.md, the ring sized to the crowd). */
+#define AFCD_SB_GROW_AT_MILLI 3000
+#define AFCD_SB_GROW_TO_MILLI 3300
 /* Entries of afcd_sb_count, all interfaces together: twice the largest
  * ring (an entry per entity with samples; 72 bytes of kernel memory an
  * entry). Past it a sample still takes its slot but its entity's count is
@@ -316,9 +318,10 @@ enum afcd_cfg_flags {
 	 * the datapath: the loader's scan grows sb_size in place to
 	 * AFCD_SB_GROW_TO_MILLI slots a flow of the crowd (the GC's count of
 	 * flows of their own that sent within a window, afcd_in_crowd()) once
-	 * it has had fewer than AFCD_SB_GROW_AT_MILLI for a window (below
-	 * about two slots a flow the crowd's fair share falls toward one
-	 * sample and the per-flow law stops telling flows apart, LIMITS.md), up to
+	 * it has had fewer than AFCD_SB_GROW_AT_MILLI for a window (with
+	 * fewer the per-flow law leaves the crowd's queue at the buffer, and
+	 * below about two slots a flow it stops telling flows apart,
+	 * LIMITS.md), up to
 	 * AFCD_SB_SIZE_MAX and to a ring that covers at most two windows of
 	 * the link (sample_bytes is at least an MTU). Never shrinks it
 	 * (afcd_sb_grow(), afcd_config.h) */

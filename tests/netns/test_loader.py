@@ -662,32 +662,32 @@ while time.monotonic() < end:
 
 @pytest.mark.parametrize("refresh", ["kernel", "user"])
 def test_sb_grow_grows_the_ring_in_place(pair, tmp_path, refresh):
-    """Expected result: 16 flows of their own in a ring of 20 slots (1.25
-    slots a flow, below 1.9) make the loader grow it once the GC has counted
-    them and the ring has been short for a window, to 2.2 slots a flow
-    (35), logged from the size before; sb_grow off keeps 20. Either GC
+    """Expected result: 16 flows of their own in a ring of 30 slots (1.9
+    slots a flow, below 3.0) make the loader grow it once the GC has counted
+    them and the ring has been short for a window, to 3.3 slots a flow
+    (52), logged from the size before; sb_grow off keeps 30. Either GC
     counts the crowd: the control program's walk, or the loader's own
     (--refresh user loads no control program). A larger sb_size by hand keeps
     every sample (the counts read before and after agree, with no traffic
     between); a smaller one starts the ring over."""
     a, b = pair
     log = tmp_path / "l.log"
-    p = start_loader(a, "v0", "rate", "10mbit", "sb_size", "20", "window", "100ms",
+    p = start_loader(a, "v0", "rate", "10mbit", "sb_size", "30", "window", "100ms",
                      "sb_grow", "off", "--skip-fq-check", "--refresh", refresh, log=log)
     try:
         in_ns(a, ["python3", "-c", FLOWS_FOR, "16", "1.5"], timeout=60)
         c = afcd_stats(a, "v0", flows=False)["config"]
-        assert (c["sb_size"], c["sb_grow"]) == (20, False)
+        assert (c["sb_size"], c["sb_grow"]) == (30, False)
         afcd(a, "set", "v0", "sb_grow", "on")
         in_ns(a, ["python3", "-c", FLOWS_FOR, "16", "3"], timeout=60)
         s = afcd_stats(a, "v0", dt=0)
         grown = [l for l in log.read_text().splitlines() if "shadow buffer" in l]
-        size = 20
+        size = 30
         for l in grown:
             m = re.search(r"shadow buffer (\d+) -> (\d+) slots", l)
             assert m and int(m.group(1)) == size and size < int(m.group(2)) <= 2 * size, grown
             size = int(m.group(2))
-        assert grown and size == 35 and s["config"]["sb_size"] == size, (s["config"], grown)
+        assert grown and size == 52 and s["config"]["sb_size"] == size, (s["config"], grown)
         held = sum(f["m_i"] for f in s["flows"])
         assert 0 < held <= s["config"]["sb_size"], s["flows"]
         afcd(a, "set", "v0", "sb_size", "400")

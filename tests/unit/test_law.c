@@ -2244,9 +2244,9 @@ static int grow_after_window(struct afcd_config *c, __u32 crowd, __u64 rate)
 	return afcd_sb_grow(c, &g, crowd, rate, t + c->window_ns);
 }
 
-/* sb_grow: the ring grows once it has had fewer than 1.9 slots a flow of
+/* sb_grow: the ring grows once it has had fewer than 3.0 slots a flow of
  * the crowd at every scan for a window, for afcd and fall, with a derived
- * sample_bytes of at least an MTU, to 2.2 slots a flow; and the GC's
+ * sample_bytes of at least an MTU, to 3.3 slots a flow; and the GC's
  * count of the crowd: flows of their own (born a window ago) that sent
  * within the window. */
 static void test_sb_grow(void)
@@ -2260,31 +2260,31 @@ static void test_sb_grow(void)
 	CHECK(c.flags & AFCD_F_SB_GROW, "default on");
 	CHECK_EQ(c.sb_size, 2000);
 	CHECK_EQ(c.sample_bytes, 62500);
-	/* 2,000 slots for 1,052 flows: 1.901 a flow, enough; 1,053: 1.899 */
+	/* 2,000 slots for 666 flows: 3.003 a flow, enough; 667: 2.999 */
 	d = c;
-	CHECK_EQ(grow_after_window(&d, 1052, G), 0);
-	CHECK_EQ(grow_after_window(&d, 1053, G), 1);
-	CHECK_EQ(d.sb_size, 2316);                     /* 2.2 x 1,053 */
-	CHECK_EQ(d.sample_bytes, 125000000ULL / 2316); /* derived again */
+	CHECK_EQ(grow_after_window(&d, 666, G), 0);
+	CHECK_EQ(grow_after_window(&d, 667, G), 1);
+	CHECK_EQ(d.sb_size, 2201);                     /* 3.3 x 667 */
+	CHECK_EQ(d.sample_bytes, 125000000ULL / 2201); /* derived again */
 	d = c;
-	CHECK_EQ(grow_after_window(&d, 10000, G), 1);
-	CHECK_EQ(d.sb_size, 22000);
+	CHECK_EQ(grow_after_window(&d, 5000, G), 1);
+	CHECK_EQ(d.sb_size, 16500);
 	/* short at every scan for a window: a scan with enough starts again */
 	d = c;
 	CHECK_EQ(afcd_sb_grow(&d, &g, 5000, G, t), 0);
 	CHECK_EQ(afcd_sb_grow(&d, &g, 5000, G, t + G / 2), 0);
-	CHECK_EQ(afcd_sb_grow(&d, &g, 1000, G, t + G / 2 + 1), 0);
+	CHECK_EQ(afcd_sb_grow(&d, &g, 600, G, t + G / 2 + 1), 0);
 	CHECK_EQ(afcd_sb_grow(&d, &g, 5000, G, t + G), 0);
 	CHECK_EQ(afcd_sb_grow(&d, &g, 5000, G, t + 2 * G - 1), 0);
 	CHECK_EQ(d.sb_size, 2000);
 	CHECK_EQ(afcd_sb_grow(&d, &g, 5000, G, t + 2 * G), 1);
 	CHECK_EQ(g.grows, 1);
-	CHECK_EQ(d.sb_size, 11000);
+	CHECK_EQ(d.sb_size, 16500);
 	CHECK_EQ(afcd_sb_grow(&d, &g, 5000, G, t + 4 * G), 0);   /* enough now */
 	/* a crowd that grows again: the ring follows, a window later */
 	CHECK_EQ(afcd_sb_grow(&d, &g, 6000, G, t + 5 * G), 0);
 	CHECK_EQ(afcd_sb_grow(&d, &g, 6000, G, t + 6 * G), 1);
-	CHECK_EQ(d.sb_size, 13200);
+	CHECK_EQ(d.sb_size, 19800);
 	/* not without the flag, a rate, or with a sample_bytes given */
 	d = c;
 	d.flags &= ~AFCD_F_SB_GROW;
@@ -2300,7 +2300,7 @@ static void test_sb_grow(void)
 	d.flags |= AFCD_F_SAMPLE_AUTO;
 	d.sample_bytes = 70000;                         /* within the loader's 2x */
 	CHECK_EQ(grow_after_window(&d, 5000, G), 1);
-	CHECK_EQ(d.sample_bytes, 125000000ULL / 11000);
+	CHECK_EQ(d.sample_bytes, 125000000ULL / 16500);
 	CHECK_EQ(d.rate_bps, 0);
 	/* only the algos that judge each flow by the ring */
 	afcd_config_defaults(&d, AFCD_ALGO_FALL, G);
@@ -2316,8 +2316,8 @@ static void test_sb_grow(void)
 	 * 1 s, 1,514 bytes: 16,512 slots), and AFCD_SB_SIZE_MAX */
 	afcd_config_defaults(&d, AFCD_ALGO_AFCD, 100000000ULL);
 	d.flags |= AFCD_F_SB_GROW;
-	CHECK_EQ(grow_after_window(&d, 5000, 100000000ULL), 1);
-	CHECK_EQ(d.sb_size, 11000);
+	CHECK_EQ(grow_after_window(&d, 4000, 100000000ULL), 1);
+	CHECK_EQ(d.sb_size, 13200);
 	CHECK_EQ(d.sample_bytes, d.mtu_bytes);
 	CHECK_EQ(grow_after_window(&d, 9000, 100000000ULL), 1);
 	CHECK_EQ(d.sb_size, 16512);
