@@ -99,8 +99,8 @@
  * thousandths of a slot a flow of the crowd (afcd_in_crowd()), to
  * AFCD_SB_GROW_TO_MILLI. About two slots a flow make a crowd fair, with
  * its queue at the buffer; about three let the per-flow law hold its
- * queue near the target, and with the policer's far gate a flood beside
- * it is held (docs/PERFORMANCE.md, the ring sized to the crowd). */
+ * queue far below it, and with the policer's far gate a flood beside it
+ * is held (docs/PERFORMANCE.md, three slots a flow). */
 #define AFCD_SB_GROW_AT_MILLI 3000
 #define AFCD_SB_GROW_TO_MILLI 3300
 /* Entries of afcd_sb_count, all interfaces together: twice the largest
