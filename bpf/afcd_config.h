@@ -97,9 +97,9 @@ static inline int afcd_sb_grow(struct afcd_config *c, struct afcd_sb_grow_state 
 }
 
 /* Every field of *c from the defaults of algo at rate_bps (bits/s); the
- * fairness module's policer and the high-water drop on, the ring's growth
- * off, codel_state queue (ALGORITHM.md sec. 3, 4 and 6; only afcd and fall
- * take any of them).
+ * fairness module's policer, the high-water drop and the ring's growth
+ * (sb_grow) on, codel_state queue (ALGORITHM.md sec. 3, 4 and 6; only afcd
+ * and fall take any of them).
  * slot, ifindex and netns_cookie are 0 (the configuring tool fills
  * them). */
 static inline void afcd_config_defaults(struct afcd_config *c, __u32 algo, __u64 rate_bps)

@@ -251,3 +251,19 @@ def test_params_json_is_the_table_the_help_and_the_checks_use():
         for edge in (ranged[name]["min"], ranged[name]["max"]):
             r = attach(name, edge)
             assert "outside" not in r.stderr, (name, edge, r.stderr)
+
+
+def test_sb_grow_help_states_the_rule_of_the_header():
+    """Expected result: the numbers sb_grow's help (`afcd params -j`) and
+    docs/OPERATING.md's row give, the threshold and the size it grows to
+    in slots a flow, are AFCD_SB_GROW_AT_MILLI and AFCD_SB_GROW_TO_MILLI of
+    maps/afcd_maps.h, the rule's one definition."""
+    with open(os.path.join(ROOT, "maps", "afcd_maps.h")) as f:
+        hdr = f.read()
+    at, to = (int(re.search(r"#define AFCD_SB_GROW_%s_MILLI (\d+)" % k, hdr).group(1)) / 1000
+              for k in ("AT", "TO"))
+    help_ = [p["help"] for p in json.loads(afcd("params", "-j")) if p["name"] == "sb_grow"][0]
+    with open(os.path.join(ROOT, "docs", "OPERATING.md")) as f:
+        row = [l for l in f if l.startswith("| sb_grow |")][0]
+    for text in (help_, row):
+        assert "to %.1f slots a flow" % to in text and "fewer than %.1f" % at in text, text
